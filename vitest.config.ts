@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 // from the global setup (or from DATABASE_URL / KAFKA_BROKERS / REDIS_URL when those are set).
 export default defineConfig({
   test: {
+    // Integration files share one PostgreSQL, Kafka and Redis on a 2-core machine: one file at a time.
+    fileParallelism: false,
     projects: [
       {
         test: {
@@ -20,7 +22,6 @@ export default defineConfig({
           globalSetup: ['libs/test-support/src/global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
-          fileParallelism: false,
         },
       },
     ],

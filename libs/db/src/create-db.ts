@@ -1,0 +1,40 @@
+import knex, { type Knex } from 'knex';
+import pg from 'pg';
+
+// Return int8 / numeric as strings (exact); never let pg turn them into JS numbers.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => v);
+pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => v);
+
+export interface CreateDbOptions {
+  connectionString: string;
+  /** Pool size. */
+  maxConnections?: number;
+  /** Application name shown in pg_stat_activity. */
+  applicationName?: string;
+  /** Statement timeout in ms (api: bounded; indexer: none). */
+  statementTimeoutMs?: number;
+}
+
+/** A knex instance on PostgreSQL with exact numeric handling. */
+export function createDb(opts: CreateDbOptions): Knex {
+  return knex({
+    client: 'pg',
+    connection: {
+      connectionString: opts.connectionString,
+      application_name: opts.applicationName,
+      statement_timeout: opts.statementTimeoutMs,
+    },
+    pool: { min: 0, max: opts.maxConnections ?? 10 },
+    acquireConnectionTimeout: 10_000,
+  });
+}
+
+/** True when PostgreSQL answers. */
+export async function isDbReachable(db: Knex): Promise<boolean> {
+  try {
+    await db.raw('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,2 @@
+export * from './create-db';
+export * from './db-types';

@@ -1,0 +1,5 @@
+export * from './free-port';
+export * from './postgres-server';
+export * from './test-database';
+export * from './kafka-broker';
+export * from './redis-server';

@@ -1,0 +1,45 @@
+import type { Knex } from 'knex';
+import * as m001 from './001-indexer-bookkeeping';
+import * as m002 from './002-blocks';
+import * as m003 from './003-burn-blocks';
+import * as m004 from './004-transactions';
+import * as m005 from './005-events';
+import * as m006 from './006-microblocks';
+import * as m007 from './007-mempool';
+import * as m008 from './008-miner-rewards';
+import * as m009 from './009-attachments';
+import * as m010 from './010-address-transactions';
+
+interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+/** Every migration in order; add new ones at the end. */
+export const MIGRATIONS: Array<[string, Migration]> = [
+  ['001-indexer-bookkeeping', m001],
+  ['002-blocks', m002],
+  ['003-burn-blocks', m003],
+  ['004-transactions', m004],
+  ['005-events', m005],
+  ['006-microblocks', m006],
+  ['007-mempool', m007],
+  ['008-miner-rewards', m008],
+  ['009-attachments', m009],
+  ['010-address-transactions', m010],
+];
+
+/** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */
+export const migrationSource: Knex.MigrationSource<[string, Migration]> = {
+  getMigrations: async () => MIGRATIONS,
+  getMigrationName: ([name]) => name,
+  getMigration: async ([, migration]) => migration,
+};
+
+export async function migrateLatest(knex: Knex): Promise<void> {
+  await knex.migrate.latest({ migrationSource, tableName: 'knex_migrations_indexer' });
+}
+
+export async function migrateRollbackAll(knex: Knex): Promise<void> {
+  await knex.migrate.rollback({ migrationSource, tableName: 'knex_migrations_indexer' }, true);
+}

@@ -1,0 +1,3 @@
+export * from './build-app';
+export * from './env';
+export * from './payload-schemas';

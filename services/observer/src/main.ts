@@ -1,0 +1,41 @@
+import { closeServer, createLogger, createMetricsRegistry, listen, ShutdownRegistry } from '@bda/common';
+import { createBus, TOPICS } from '@bda/bus';
+import { buildApp } from './build-app';
+import { loadObserverEnv } from './env';
+
+/** Entry point: config, bus, HTTP server, ordered shutdown. */
+async function main(): Promise<void> {
+  const env = loadObserverEnv();
+  const logger = createLogger('observer', env.LOG_LEVEL);
+  const shutdown = new ShutdownRegistry(logger);
+  shutdown.installSignalHandlers();
+  const bus = createBus({
+    kafkaBrokers: env.KAFKA_BROKERS,
+    databaseUrl: env.DATABASE_URL,
+    clientId: 'observer',
+    logger,
+    topicPrefix: env.BUS_TOPIC_PREFIX || undefined,
+  });
+  await bus.ensureTopics([TOPICS.stacksNodeEvents, TOPICS.bitcoinBlocks]);
+  const producer = bus.producer();
+  await producer.connect();
+  const app = buildApp({
+    producer,
+    logger,
+    metrics: createMetricsRegistry('observer'),
+    bodyLimit: env.OBSERVER_BODY_LIMIT,
+    topicPrefix: env.BUS_TOPIC_PREFIX,
+    isShuttingDown: () => shutdown.isShuttingDown,
+  });
+  const { server, port } = await listen(app, env.OBSERVER_PORT, env.OBSERVER_HOST);
+  server.requestTimeout = 0; // an 80 MB genesis block may take a while to upload
+  shutdown.register('intake', 'http', () => closeServer(server));
+  shutdown.register('clients', 'bus producer', () => producer.disconnect());
+  shutdown.register('database', 'bus', () => bus.close());
+  logger.info({ port, bus: bus.kind }, 'observer listening');
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
