@@ -1,5 +1,6 @@
 /**
- * Row types of the tables the indexer owns (services/indexer/src/migrations). int8 and numeric
+ * Row types of the chain tables. The indexer owns the schema: it alone runs the migrations in
+ * ./migrations (they live in this lib so the api's tests can build the same schema). int8 and numeric
  * columns come back as strings (see create-db.ts); amounts stay exact.
  */
 

@@ -1,2 +1,3 @@
 export * from './create-db';
 export * from './db-types';
+export * from './migrations';
