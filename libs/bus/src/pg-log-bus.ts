@@ -68,7 +68,9 @@ export class PgLogBus implements Bus {
           PRIMARY KEY (topic, position)
         )`);
       await client.query(`CREATE SEQUENCE IF NOT EXISTS ${this.schema}.log_position`);
-      await client.query(`COMMENT ON TABLE ${this.table} IS 'The embedded bus: one ordered log per topic; value is a gzip-compressed envelope'`);
+      await client.query(
+        `COMMENT ON TABLE ${this.table} IS 'The embedded bus: one ordered log per topic; value is a gzip-compressed envelope'`,
+      );
       await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`${this.table}:ddl`]);
     } finally {
       client.release();

@@ -14,16 +14,14 @@ export function parseEnv<T extends z.ZodTypeAny>(schema: T, source: NodeJS.Proce
 }
 
 /** `"true"/"1"/"yes"` → true; `"false"/"0"/"no"/""` → false. */
-export const envBoolean = z
-  .union([z.boolean(), z.string()])
-  .transform((v, ctx) => {
-    if (typeof v === 'boolean') return v;
-    const s = v.trim().toLowerCase();
-    if (['true', '1', 'yes', 'on'].includes(s)) return true;
-    if (['false', '0', 'no', 'off', ''].includes(s)) return false;
-    ctx.addIssue({ code: z.ZodIssueCode.custom, message: `expected a boolean, got "${v}"` });
-    return z.NEVER;
-  });
+export const envBoolean = z.union([z.boolean(), z.string()]).transform((v, ctx) => {
+  if (typeof v === 'boolean') return v;
+  const s = v.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(s)) return true;
+  if (['false', '0', 'no', 'off', ''].includes(s)) return false;
+  ctx.addIssue({ code: z.ZodIssueCode.custom, message: `expected a boolean, got "${v}"` });
+  return z.NEVER;
+});
 
 /** A comma-separated list; empty entries dropped. */
 export const envList = z.string().transform((s) =>

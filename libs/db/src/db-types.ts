@@ -28,7 +28,6 @@ export interface DbBlock {
   execution_cost_write_count: string;
   execution_cost_write_length: string;
   canonical: boolean;
-  seen_order: string;
 }
 
 export interface DbChainTip {

@@ -21,13 +21,7 @@ const STEPS: readonly bigint[] = (() => {
 /** 27 A's: names at or above it are reserved for etchings that give no name. */
 export const RESERVED_RUNE = STEPS[26]!;
 
-export type RuneNameErrorReason =
-  | 'empty'
-  | 'character'
-  | 'range'
-  | 'leading-spacer'
-  | 'trailing-spacer'
-  | 'double-spacer';
+export type RuneNameErrorReason = 'empty' | 'character' | 'range' | 'leading-spacer' | 'trailing-spacer' | 'double-spacer';
 
 export class RuneNameError extends Error {
   constructor(

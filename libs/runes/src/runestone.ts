@@ -1,4 +1,5 @@
-import { U128_MAX, U32_MAX, U64_MAX, U8_MAX, fitsIn } from './integer-limits';
+import { concatBytes } from './concat-bytes';
+import { U128_MAX, U32_MAX, U64_MAX } from './integer-limits';
 import { type RuneId, nextRuneId, runeIdFrom } from './rune-id';
 import { scriptInstructions } from './script-instructions';
 import { VarintError, decodeVarint } from './varint';
@@ -128,43 +129,14 @@ export function decipherRunestone(outputs: readonly OutputScript[]): Artifact | 
   let flaw = message.flaw;
   const fields = new Fields(message.fields);
 
-  let flags = fields.take(Tag.Flags, 1, ([value]) => value) ?? 0n;
-  const takeFlag = (flag: bigint): boolean => {
-    const set = (flags & flag) !== 0n;
-    flags &= ~flag;
-    return set;
-  };
-
-  // Etching fields are read only under the Etching flag, terms only under Etching + Terms;
-  // anything left unread is judged below as an unrecognized even tag.
-  let etching: Etching | undefined;
-  if (takeFlag(Flag.Etching)) {
-    etching = { turbo: false };
-    assign(etching, 'divisibility', fields.take(Tag.Divisibility, 1, ([v]) => (v <= BigInt(MAX_DIVISIBILITY) ? Number(v) : undefined)));
-    assign(etching, 'premine', fields.take(Tag.Premine, 1, ([v]) => v));
-    assign(etching, 'rune', fields.take(Tag.Rune, 1, ([v]) => v));
-    assign(etching, 'spacers', fields.take(Tag.Spacers, 1, ([v]) => (v <= BigInt(MAX_SPACERS) ? Number(v) : undefined)));
-    assign(etching, 'symbol', fields.take(Tag.Symbol, 1, ([v]) => scalarValue(v)));
-    if (takeFlag(Flag.Terms)) {
-      const terms: Terms = {};
-      assign(terms, 'cap', fields.take(Tag.Cap, 1, ([v]) => v));
-      assign(terms, 'heightStart', fields.take(Tag.HeightStart, 1, ([v]) => u64(v)));
-      assign(terms, 'heightEnd', fields.take(Tag.HeightEnd, 1, ([v]) => u64(v)));
-      assign(terms, 'amount', fields.take(Tag.Amount, 1, ([v]) => v));
-      assign(terms, 'offsetStart', fields.take(Tag.OffsetStart, 1, ([v]) => u64(v)));
-      assign(terms, 'offsetEnd', fields.take(Tag.OffsetEnd, 1, ([v]) => u64(v)));
-      etching.terms = terms;
-    }
-    etching.turbo = takeFlag(Flag.Turbo);
-  }
-
-  const mint = fields.take(Tag.Mint, 2, ([block, tx]) => runeIdFrom(block, tx));
-  const pointer = fields.take(Tag.Pointer, 1, ([v]) =>
-    fitsIn(v, U32_MAX) && v < BigInt(outputs.length) ? Number(v) : undefined,
-  );
+  const flags = new Flags(fields.take(Tag.Flags, u128) ?? 0n);
+  const etching = flags.take(Flag.Etching) ? readEtching(fields, flags) : undefined;
+  const mint = fields.takePair(Tag.Mint, runeIdFrom);
+  // A pointer must name an existing output (which also keeps it within u32).
+  const pointer = fields.take(Tag.Pointer, (v) => (v < BigInt(outputs.length) ? Number(v) : undefined));
 
   if (etching && maxSupply(etching) > U128_MAX) flaw ??= 'supply-overflow';
-  if (flags !== 0n) flaw ??= 'unrecognized-flag';
+  if (flags.remaining !== 0n) flaw ??= 'unrecognized-flag';
   if (fields.hasEvenTag()) flaw ??= 'unrecognized-even-tag';
 
   if (flaw) {
@@ -178,6 +150,43 @@ export function decipherRunestone(outputs: readonly OutputScript[]): Artifact | 
   assign(runestone, 'mint', mint);
   assign(runestone, 'pointer', pointer);
   return runestone;
+}
+
+/**
+ * Etching fields, read only under the Etching flag; terms only under Etching + Terms. Values
+ * that fail their conversion stay unread: an even tag then makes a cenotaph, an odd one
+ * (Divisibility, Spacers, Symbol) is simply dropped.
+ */
+function readEtching(fields: Fields, flags: Flags): Etching {
+  const etching: Etching = { turbo: false };
+  assign(etching, 'divisibility', fields.take(Tag.Divisibility, atMost(MAX_DIVISIBILITY)));
+  assign(etching, 'premine', fields.take(Tag.Premine, u128));
+  assign(etching, 'rune', fields.take(Tag.Rune, u128));
+  assign(etching, 'spacers', fields.take(Tag.Spacers, atMost(MAX_SPACERS)));
+  assign(etching, 'symbol', fields.take(Tag.Symbol, scalarValue));
+  if (flags.take(Flag.Terms)) {
+    const terms: Terms = {};
+    assign(terms, 'cap', fields.take(Tag.Cap, u128));
+    assign(terms, 'heightStart', fields.take(Tag.HeightStart, u64));
+    assign(terms, 'heightEnd', fields.take(Tag.HeightEnd, u64));
+    assign(terms, 'amount', fields.take(Tag.Amount, u128));
+    assign(terms, 'offsetStart', fields.take(Tag.OffsetStart, u64));
+    assign(terms, 'offsetEnd', fields.take(Tag.OffsetEnd, u64));
+    etching.terms = terms;
+  }
+  etching.turbo = flags.take(Flag.Turbo);
+  return etching;
+}
+
+/** The Flags field; bits are cleared as they are recognized. */
+class Flags {
+  constructor(public remaining: bigint) {}
+
+  take(flag: bigint): boolean {
+    const set = (this.remaining & flag) !== 0n;
+    this.remaining &= ~flag;
+    return set;
+  }
 }
 
 /** `premine + cap × amount`, each defaulting to 0. */
@@ -199,26 +208,16 @@ function findPayload(outputs: readonly OutputScript[]): Uint8Array | 'opcode' | 
       if ('opcode' in instruction) return 'opcode';
       pushes.push(instruction.push);
     }
-    return concat(pushes);
+    return concatBytes(pushes);
   }
   return null;
-}
-
-function concat(chunks: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((size, chunk) => size + chunk.length, 0));
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
 }
 
 /** The payload as varints, or `null` if any of them is invalid. */
 function readIntegers(payload: Uint8Array): bigint[] | null {
   const integers: bigint[] = [];
   try {
-    for (let i = 0; i < payload.length; ) {
+    for (let i = 0; i < payload.length;) {
       const { value, length } = decodeVarint(payload, i);
       integers.push(value);
       i += length;
@@ -273,11 +272,19 @@ class Fields {
   constructor(private readonly fields: Map<bigint, bigint[]>) {}
 
   /**
-   * Consumes the first `count` values of `tag` when there are that many and `convert` accepts
-   * them; otherwise leaves them in place (so an even tag will make a cenotaph). Extra values of a
-   * repeated tag stay behind as well.
+   * Consumes the first value of `tag` when `convert` accepts it; otherwise leaves it in place (so
+   * an even tag will make a cenotaph). Further values of a repeated tag stay behind as well.
    */
-  take<T>(tag: bigint, count: number, convert: (values: bigint[]) => T | undefined): T | undefined {
+  take<T>(tag: bigint, convert: (value: bigint) => T | undefined): T | undefined {
+    return this.consume(tag, 1, ([value]) => convert(value!));
+  }
+
+  /** Like {@link take} for a field made of two values (Mint). */
+  takePair<T>(tag: bigint, convert: (first: bigint, second: bigint) => T | undefined): T | undefined {
+    return this.consume(tag, 2, ([first, second]) => convert(first!, second!));
+  }
+
+  private consume<T>(tag: bigint, count: number, convert: (values: bigint[]) => T | undefined): T | undefined {
     const queue = this.fields.get(tag);
     if (!queue || queue.length < count) return undefined;
     const value = convert(queue.slice(0, count));
@@ -293,8 +300,18 @@ class Fields {
   }
 }
 
+/** Any decoded integer is a u128. */
+function u128(value: bigint): bigint {
+  return value;
+}
+
 function u64(value: bigint): bigint | undefined {
   return value <= U64_MAX ? value : undefined;
+}
+
+/** A small bound (divisibility, spacers) as a number. */
+function atMost(max: number): (value: bigint) => number | undefined {
+  return (value) => (value <= BigInt(max) ? Number(value) : undefined);
 }
 
 /** The character for a u32 that is a Unicode scalar value (not a surrogate, at most U+10FFFF). */

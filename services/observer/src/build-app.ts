@@ -2,15 +2,7 @@ import express, { type Express, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { z } from 'zod';
-import {
-  accessLog,
-  errorMiddleware,
-  healthRouter,
-  InputError,
-  requestId,
-  sendError,
-  ServiceUnavailableError,
-} from '@bda/common';
+import { accessLog, errorMiddleware, healthRouter, InputError, requestId, sendError, ServiceUnavailableError } from '@bda/common';
 import { BusUnavailableError, encodeEnvelope, TOPICS, type BusProducer } from '@bda/bus';
 import { describeIssues, newBitcoinBlockSchema, NODE_EVENT_SCHEMAS } from './payload-schemas';
 
@@ -94,7 +86,8 @@ export function buildApp(deps: ObserverDeps): Express {
     if (type.startsWith('application/octet-stream')) {
       // Raw serialized block bytes, the height in `?height=`.
       const height = z.coerce.number().int().nonnegative().safeParse(req.query.height);
-      if (!height.success) throw new InputError('query parameter height: a block height (non-negative integer) is required with a raw block body');
+      if (!height.success)
+        throw new InputError('query parameter height: a block height (non-negative integer) is required with a raw block body');
       if (raw.length === 0) throw new InputError('body: the serialized block is empty');
       body = Buffer.from(JSON.stringify({ block_height: height.data, raw_block: raw.toString('hex') }));
     } else {

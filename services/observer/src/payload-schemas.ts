@@ -110,7 +110,10 @@ export const attachmentsSchema = z.array(
 export const newBitcoinBlockSchema = z
   .object({
     block_height: uint,
-    raw_block: z.string().regex(/^[0-9a-fA-F]+$/, 'expected the serialized block as hex').refine((s) => s.length % 2 === 0, 'odd hex length'),
+    raw_block: z
+      .string()
+      .regex(/^[0-9a-fA-F]+$/, 'expected the serialized block as hex')
+      .refine((s) => s.length % 2 === 0, 'odd hex length'),
   })
   .passthrough();
 

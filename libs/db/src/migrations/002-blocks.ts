@@ -27,7 +27,6 @@ export async function up(knex: Knex): Promise<void> {
     t.bigInteger('execution_cost_write_count').notNullable().defaultTo(0).comment('Sum over its transactions');
     t.bigInteger('execution_cost_write_length').notNullable().defaultTo(0).comment('Sum over its transactions');
     t.boolean('canonical').notNullable().comment('On the canonical chain');
-    t.bigInteger('seen_order').notNullable().comment('Order of arrival (the first-seen rule of fork choice)');
   });
   await knex.raw('CREATE UNIQUE INDEX blocks_canonical_height ON blocks (block_height) WHERE canonical');
   await knex.raw('CREATE INDEX blocks_height ON blocks (block_height)');

@@ -14,7 +14,9 @@ export async function up(knex: Knex): Promise<void> {
     t.text('parent_index_block_hash').notNullable().comment('Parent of the including block');
     t.integer('tx_index').notNullable().comment('Position in the block');
     t.binary('raw_tx').notNullable().comment('Serialized transaction (0x00 for burnchain operations)');
-    t.text('type_id').notNullable().comment('token_transfer | smart_contract | contract_call | poison_microblock | coinbase | tenure_change');
+    t.text('type_id')
+      .notNullable()
+      .comment('token_transfer | smart_contract | contract_call | poison_microblock | coinbase | tenure_change');
     t.text('status').notNullable().comment('success | abort_by_response | abort_by_post_condition | …');
     t.text('raw_result').notNullable().comment('Clarity result (hex)');
     t.text('vm_error').nullable().comment('VM error text, when the node gave one');

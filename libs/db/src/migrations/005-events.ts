@@ -28,7 +28,7 @@ export async function up(knex: Knex): Promise<void> {
   });
   await knex.raw('CREATE INDEX events_tx ON events (tx_id, index_block_hash, event_index)');
   await knex.raw(
-    'CREATE INDEX events_contract_log ON events (contract_identifier, block_height DESC, event_index DESC) WHERE canonical AND type = \'contract_event\'',
+    "CREATE INDEX events_contract_log ON events (contract_identifier, block_height DESC, event_index DESC) WHERE canonical AND type = 'contract_event'",
   );
 }
 

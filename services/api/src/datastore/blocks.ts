@@ -1,0 +1,59 @@
+import type { Knex } from 'knex';
+import type { DbBlock } from '@bda/db';
+
+/** The block columns the api serves (signer signatures and arrival order stay in the database). */
+export type DbBlockRow = Omit<DbBlock, 'signer_signature' | 'seen_order'>;
+
+const BLOCK_COLUMNS = [
+  'index_block_hash',
+  'block_hash',
+  'block_height',
+  'parent_index_block_hash',
+  'parent_block_hash',
+  'parent_microblock_hash',
+  'parent_microblock_sequence',
+  'burn_block_hash',
+  'burn_block_height',
+  'burn_block_time',
+  'block_time',
+  'miner_txid',
+  'tenure_height',
+  'cycle_number',
+  'signer_bitvec',
+  'tx_count',
+  'execution_cost_read_count',
+  'execution_cost_read_length',
+  'execution_cost_runtime',
+  'execution_cost_write_count',
+  'execution_cost_write_length',
+  'canonical',
+] as const;
+
+/**
+ * Canonical blocks with `low <= height <= high`, newest first. Canonical heights are contiguous, so a page is a
+ * height range: an index range scan on `blocks_canonical_height`, never an OFFSET scan.
+ */
+export async function getCanonicalBlocksInHeightRange(db: Knex, low: number, high: number): Promise<DbBlockRow[]> {
+  if (high < low) return [];
+  return db<DbBlockRow>('blocks')
+    .select(BLOCK_COLUMNS)
+    .where('canonical', true)
+    .whereBetween('block_height', [low, high])
+    .orderBy('block_height', 'desc');
+}
+
+export async function getCanonicalBlockByHeight(db: Knex, height: number): Promise<DbBlockRow | null> {
+  const row = await db<DbBlockRow>('blocks').select(BLOCK_COLUMNS).where({ canonical: true, block_height: height }).first();
+  return row ?? null;
+}
+
+/** The canonical block whose block hash or index block hash is `hash` (`0x` lower-case hex). */
+export async function getCanonicalBlockByHash(db: Knex, hash: string): Promise<DbBlockRow | null> {
+  const row = await db<DbBlockRow>('blocks')
+    .select(BLOCK_COLUMNS)
+    .where('canonical', true)
+    .andWhere((q) => q.where('index_block_hash', hash).orWhere('block_hash', hash))
+    .orderBy('block_height', 'desc')
+    .first();
+  return row ?? null;
+}

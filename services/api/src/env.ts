@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { envPort, parseEnv } from '@bda/common';
+
+const pageLimit = (fallback: number) => z.coerce.number().int().min(1).max(10_000).default(fallback);
+
+export const apiEnvSchema = z
+  .object({
+    /** Port the HTTP API listens on (the gateway forwards `/extended/…` and friends here). */
+    API_PORT: envPort.default(3001),
+    /** Interface to bind. */
+    API_HOST: z.string().default('0.0.0.0'),
+    /** PostgreSQL the indexer writes (or a read replica of it). The api only reads; it never migrates. */
+    DATABASE_URL: z.string().default('postgres://postgres:postgres@127.0.0.1:5432/postgres'),
+    /** Connection pool size per api process. */
+    API_DB_POOL: z.coerce.number().int().min(1).max(500).default(10),
+    /** Per-statement timeout in ms; a slow query becomes a 500 instead of holding a connection forever. */
+    API_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+    /** pino log level. */
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** Default page size of transaction lists (address history, mempool). The reference API uses 20. */
+    API_TX_LIMIT_DEFAULT: pageLimit(20),
+    /** Largest page of transaction lists; larger `limit` → 400. The reference API uses 50. */
+    API_TX_LIMIT_MAX: pageLimit(50),
+    /** Default page size of `/extended/v2/blocks`. The reference API uses 20. */
+    API_BLOCK_LIMIT_DEFAULT: pageLimit(20),
+    /** Largest page of `/extended/v2/blocks`. The reference API uses 30. */
+    API_BLOCK_LIMIT_MAX: pageLimit(30),
+    /** Default `event_limit` of `/extended/v1/tx/{tx_id}`. The reference API uses 20. */
+    API_EVENT_LIMIT_DEFAULT: pageLimit(20),
+    /** Largest `event_limit` of `/extended/v1/tx/{tx_id}`. The reference API uses 100. */
+    API_EVENT_LIMIT_MAX: pageLimit(100),
+  })
+  .superRefine((env, ctx) => {
+    for (const kind of ['TX', 'BLOCK', 'EVENT'] as const) {
+      if (env[`API_${kind}_LIMIT_DEFAULT`] > env[`API_${kind}_LIMIT_MAX`]) {
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          path: [`API_${kind}_LIMIT_DEFAULT`],
+          message: `must not exceed API_${kind}_LIMIT_MAX`,
+        });
+      }
+    }
+  });
+
+export type ApiEnv = z.infer<typeof apiEnvSchema>;
+
+export function loadApiEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
+  return parseEnv(apiEnvSchema, source);
+}
+
+/** Page-size rules per list kind. */
+export interface PageLimits {
+  tx: { default: number; max: number };
+  block: { default: number; max: number };
+  event: { default: number; max: number };
+}
+
+export function pageLimitsFromEnv(env: ApiEnv): PageLimits {
+  return {
+    tx: { default: env.API_TX_LIMIT_DEFAULT, max: env.API_TX_LIMIT_MAX },
+    block: { default: env.API_BLOCK_LIMIT_DEFAULT, max: env.API_BLOCK_LIMIT_MAX },
+    event: { default: env.API_EVENT_LIMIT_DEFAULT, max: env.API_EVENT_LIMIT_MAX },
+  };
+}
+
+/** The reference API's page sizes; used when the caller does not pass its own. */
+export const DEFAULT_PAGE_LIMITS: PageLimits = {
+  tx: { default: 20, max: 50 },
+  block: { default: 20, max: 30 },
+  event: { default: 20, max: 100 },
+};

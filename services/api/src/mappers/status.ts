@@ -1,0 +1,32 @@
+import type { DbChainTip } from '@bda/db';
+import type { ChainTipResponse, ServerStatusResponse } from '../api-types';
+
+/**
+ * `GET /extended`. The PoX unlock heights are null: the node sends them with some blocks but the indexer does not
+ * store them yet.
+ */
+export function toServerStatusResponse(serverVersion: string, tip: DbChainTip | null): ServerStatusResponse {
+  return {
+    server_version: serverVersion,
+    status: 'ready',
+    pox_v1_unlock_height: null,
+    pox_v2_unlock_height: null,
+    pox_v3_unlock_height: null,
+    chain_tip: tip ? toChainTipResponse(tip) : null,
+  };
+}
+
+export function toChainTipResponse(tip: DbChainTip): ChainTipResponse {
+  const out: ChainTipResponse = {
+    block_height: tip.block_height,
+    block_hash: tip.block_hash,
+    index_block_hash: tip.index_block_hash,
+    burn_block_height: tip.burn_block_height,
+  };
+  // The reference leaves the microblock fields out when there is no microblock on the tip.
+  if (tip.microblock_hash) {
+    out.microblock_hash = tip.microblock_hash;
+    out.microblock_sequence = tip.microblock_sequence ?? 0;
+  }
+  return out;
+}

@@ -1,0 +1,110 @@
+/**
+ * Strict request-parameter parsing. Every failure is an `InputError` (400) whose message names the parameter and
+ * says what was expected, so a client can fix the request without reading the docs.
+ */
+import { InputError } from '@bda/common';
+import { isValidPrincipal } from './codec';
+
+/** Largest offset accepted (int4 max): beyond it no list has rows, and it keeps arithmetic exact. */
+export const MAX_OFFSET = 2_147_483_647;
+/** Largest block height accepted (heights are int4 columns). */
+export const MAX_BLOCK_HEIGHT = 2_147_483_647;
+
+type Query = Record<string, unknown>;
+
+/** The single string value of a query parameter, `undefined` when absent; repeated or structured → 400. */
+export function queryString(query: Query, name: string): string | undefined {
+  const v = query[name];
+  if (v === undefined) return undefined;
+  if (Array.isArray(v)) throw new InputError(`query parameter ${name}: given more than once; pass it at most once`);
+  if (typeof v !== 'string') throw new InputError(`query parameter ${name}: must be a single value`);
+  return v;
+}
+
+const DIGITS = /^[0-9]+$/;
+
+/** A non-negative decimal integer written with digits only (no sign, no fraction, no exponent, no spaces). */
+function parseDigits(raw: string): number | undefined {
+  if (!DIGITS.test(raw) || raw.length > 16) return undefined;
+  const n = Number(raw);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+export interface IntParamRule {
+  default: number;
+  min: number;
+  max: number;
+}
+
+/** An optional integer query parameter within [min, max]. */
+export function queryInt(query: Query, name: string, rule: IntParamRule): number {
+  const raw = queryString(query, name);
+  if (raw === undefined) return rule.default;
+  const n = parseDigits(raw);
+  if (n === undefined || n < rule.min || n > rule.max) {
+    throw new InputError(
+      `query parameter ${name}: must be an integer from ${rule.min} to ${rule.max}, got ${JSON.stringify(raw)}`,
+    );
+  }
+  return n;
+}
+
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
+/** `limit` (1…max, default) and `offset` (≥ 0, default 0), under the given names. */
+export function parsePage(
+  query: Query,
+  limits: { default: number; max: number },
+  names: { limit: string; offset: string } = { limit: 'limit', offset: 'offset' },
+): Page {
+  return {
+    limit: queryInt(query, names.limit, { default: limits.default, min: 1, max: limits.max }),
+    offset: queryInt(query, names.offset, { default: 0, min: 0, max: MAX_OFFSET }),
+  };
+}
+
+const HASH_64 = /^(0x)?[0-9a-fA-F]{64}$/i;
+
+/** A 32-byte hash with or without `0x`, any case → `0x` + lower-case hex; anything else → 400 naming `name`. */
+export function parseHash32(raw: string, name: string, what: string): string {
+  if (!HASH_64.test(raw)) {
+    throw new InputError(`${name}: must be ${what} (64 hex digits, optionally 0x-prefixed), got ${JSON.stringify(raw)}`);
+  }
+  const body = raw.length === 66 ? raw.slice(2) : raw;
+  return `0x${body.toLowerCase()}`;
+}
+
+export type BlockRef = { kind: 'height'; height: number } | { kind: 'hash'; hash: string };
+
+/** `{height_or_hash}`: a height (digits) or a block hash / index block hash (64 hex, optional 0x, any case). */
+export function parseHeightOrHash(raw: string, name = 'height_or_hash'): BlockRef {
+  if (DIGITS.test(raw) && raw.length < 64) {
+    const n = parseDigits(raw);
+    if (n === undefined || n > MAX_BLOCK_HEIGHT) {
+      throw new InputError(`${name}: block height must be at most ${MAX_BLOCK_HEIGHT}, got ${JSON.stringify(raw)}`);
+    }
+    return { kind: 'height', height: n };
+  }
+  if (HASH_64.test(raw)) return { kind: 'hash', hash: parseHash32(raw, name, 'a block hash') };
+  throw new InputError(
+    `${name}: must be a block height (digits) or a block hash / index block hash (64 hex digits, optionally 0x-prefixed), got ${JSON.stringify(raw)}`,
+  );
+}
+
+/** A transaction id → `0x` + lower-case hex. */
+export function parseTxId(raw: string, name = 'tx_id'): string {
+  return parseHash32(raw, name, 'a transaction id');
+}
+
+/** A standard or contract principal, exactly as the chain spells it (upper-case c32, valid checksum). */
+export function parsePrincipal(raw: string, name = 'principal'): string {
+  if (raw.length > 200 || !isValidPrincipal(raw)) {
+    throw new InputError(
+      `${name}: must be a Stacks address (SP…/SM…/ST…/SN… with a valid checksum) or a contract principal (<address>.<contract-name>), got ${JSON.stringify(raw.slice(0, 200))}`,
+    );
+  }
+  return raw;
+}

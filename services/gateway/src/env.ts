@@ -1,0 +1,148 @@
+import { availableParallelism } from 'node:os';
+import { z } from 'zod';
+import { envBoolean, envList, envPort, parseEnv } from '@bda/common';
+import { parseRouteList, type RouteSpec } from './proxy/allowlist';
+import { parseTrustProxy, type TrustProxy } from './proxy/client-ip';
+
+const positiveInt = z.coerce.number().int().positive();
+const nonNegativeInt = z.coerce.number().int().min(0);
+const urlList = envList.pipe(
+  z
+    .array(
+      z
+        .string()
+        .url()
+        .refine((u) => /^https?:$/.test(new URL(u).protocol), 'must be an http(s) URL'),
+    )
+    .min(1),
+);
+
+/** The default node RPC allowlist: the five routes of the specification plus `GET /v2/info`. */
+export const DEFAULT_NODE_ROUTES = [
+  'GET /v2/info',
+  'GET /v2/pox',
+  'GET /v2/accounts/{principal}',
+  'POST /v2/contracts/call-read/{address}/{contract}/{function} retry limit=262144',
+  'POST /v2/fees/transaction retry limit=262144',
+  'POST /v2/transactions limit=2097152',
+].join(', ');
+
+/**
+ * The gateway's whole configuration, parsed once at startup; any problem fails fast with every issue listed.
+ */
+export const envSchema = z.object({
+  /** Port the gateway listens on (all workers share it). */
+  PORT: envPort.default(3999),
+  /** Interface to bind. */
+  HOST: z.string().default('0.0.0.0'),
+  /** Worker processes (node:cluster); 1 runs everything in one process. Default: one per core. */
+  GATEWAY_WORKERS: positiveInt.default(availableParallelism()),
+  /** pino level. */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** One JSON line per request (never headers, never the query string). */
+  ACCESS_LOG: envBoolean.default(true),
+
+  /** PostgreSQL holding the `gateway` schema (API keys); migrations run at startup. */
+  DATABASE_URL: z.string().min(1),
+  /** Connections per process to PostgreSQL (key lookups are cached, so few are needed). */
+  DATABASE_POOL_MAX: positiveInt.default(4),
+
+  /** Redis for counters shared by every replica; unset = in-memory counters (embedded default). */
+  REDIS_URL: z.string().url().optional(),
+  /** Prefix of every Redis key the gateway writes. */
+  REDIS_KEY_PREFIX: z.string().default('bda:gw:'),
+  /** A Redis call slower than this counts as a failure and the local limiter decides. */
+  REDIS_COMMAND_TIMEOUT_MS: positiveInt.default(250),
+
+  /** Rate limiting on/off (off only for benchmarks and local debugging). */
+  RATE_LIMIT_ENABLED: envBoolean.default(true),
+  /** Requests a minute per client IP without a key. */
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: positiveInt.default(50),
+  /** Requests a minute per key (keys without a custom limit). */
+  RATE_LIMIT_KEY_PER_MINUTE: positiveInt.default(500),
+  /** Requests a second per client or key (burst limit); custom keys get it scaled to their limit. */
+  RATE_LIMIT_BURST_PER_SECOND: positiveInt.default(20),
+  /** IPv6 clients are grouped by this prefix length. */
+  RATE_LIMIT_IPV6_PREFIX: z.coerce.number().int().min(1).max(128).default(56),
+  /** HTTP status of a limited `/rosetta/` request (Rosetta clients give up on 429; see ADR 0005). */
+  ROSETTA_LIMITED_STATUS: z.coerce
+    .number()
+    .pipe(z.union([z.literal(503), z.literal(500)]))
+    .default(503),
+  /** Rosetta `Error.code` of a limited request. */
+  ROSETTA_LIMITED_CODE: nonNegativeInt.default(429),
+
+  /** `X-Forwarded-For` trust: a hop count (0 = ignore the header) or comma-separated CIDRs of our proxies. */
+  TRUST_PROXY: z
+    .string()
+    .default('0')
+    .transform((v, ctx) => {
+      try {
+        return parseTrustProxy(v);
+      } catch (err) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
+
+  /** Key cache lifetime per process (revocations propagate faster, through the version poll). */
+  KEY_CACHE_TTL_MS: positiveInt.default(60_000),
+  /** How often each process checks the key version for revocations and new keys. */
+  KEY_REVOCATION_POLL_MS: positiveInt.max(2_000).default(1_000),
+
+  /** Api replicas (balanced); everything not node RPC goes there. */
+  API_URLS: urlList.default('http://127.0.0.1:3001'),
+  /** Path probed on each api replica; empty disables active checks. */
+  API_HEALTH_PATH: z.string().default('/readyz'),
+  /** Largest request body forwarded to the api. */
+  API_BODY_LIMIT_BYTES: nonNegativeInt.default(1024 * 1024),
+
+  /** Stacks nodes of the pool. */
+  NODE_RPC_URLS: urlList.default('http://127.0.0.1:20443'),
+  /**
+   * Node RPC allowlist, comma-separated `METHOD /path/{param} [retry] [limit=BYTES]`; GETs always retry,
+   * a POST only with `retry`; `limit` caps the body (default NODE_BODY_LIMIT_BYTES, GETs 0).
+   */
+  NODE_RPC_ROUTES: z
+    .string()
+    .default(DEFAULT_NODE_ROUTES)
+    .transform((v, ctx) => {
+      try {
+        return parseRouteList(v, 1024 * 1024);
+      } catch (err) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
+  /** Active health check period (GET /v2/info on each node). */
+  NODE_HEALTH_INTERVAL_MS: positiveInt.default(2_000),
+  /** Timeout of one health probe. */
+  NODE_HEALTH_TIMEOUT_MS: positiveInt.default(1_000),
+  /** A node more than this many Stacks blocks behind the best tip is taken out. */
+  NODE_MAX_LAG_BLOCKS: nonNegativeInt.default(6),
+  /** Consecutive failed probes before a node is marked down. */
+  NODE_UNHEALTHY_THRESHOLD: positiveInt.default(2),
+  /** Consecutive good probes before a node is put back. */
+  NODE_HEALTHY_THRESHOLD: positiveInt.default(2),
+
+  /** Consecutive connect errors, 5xx or timeouts before a member is ejected (passive). */
+  UPSTREAM_EJECT_AFTER: positiveInt.default(3),
+  /** First ejection time; doubles on each repeat, up to UPSTREAM_EJECT_MAX_MS. */
+  UPSTREAM_EJECT_BASE_MS: positiveInt.default(5_000),
+  UPSTREAM_EJECT_MAX_MS: positiveInt.default(300_000),
+  /** Timeout of one try, until the response headers. */
+  UPSTREAM_TRY_TIMEOUT_MS: positiveInt.default(10_000),
+  /** Timeout of the whole request with its retries, until the response headers. */
+  UPSTREAM_TOTAL_TIMEOUT_MS: positiveInt.default(25_000),
+  /** Tries per request (retries go to other members, only where safe). */
+  UPSTREAM_MAX_TRIES: positiveInt.default(3),
+  /** Keep-alive connections per upstream member and process. */
+  UPSTREAM_MAX_SOCKETS: positiveInt.default(256),
+});
+
+export type GatewayEnv = z.infer<typeof envSchema>;
+export type { RouteSpec, TrustProxy };
+
+export function loadEnv(source: NodeJS.ProcessEnv = process.env): GatewayEnv {
+  return parseEnv(envSchema, source);
+}

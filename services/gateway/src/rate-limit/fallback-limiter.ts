@@ -1,0 +1,77 @@
+import type { Logger } from '@bda/common';
+import type { Counter } from 'prom-client';
+import { MemoryLimiter } from './memory-limiter';
+import type { Decision, Limiter, Subject } from './policy';
+import type { RedisLimiter } from './redis-limiter';
+
+/**
+ * Redis first; when Redis fails (down, slow, erroring) a local in-memory limiter keeps serving with the same
+ * policy, per process. Every failure is counted; the log gets one line when the outage starts, one every
+ * 30 s while it lasts, and one when Redis answers again.
+ */
+export class FallbackLimiter implements Limiter {
+  private readonly local = new MemoryLimiter('fallback');
+  private degradedSince = 0;
+  private lastLog = 0;
+  private failuresSinceLog = 0;
+
+  constructor(
+    private readonly redis: RedisLimiter,
+    private readonly logger: Logger,
+    private readonly counters: { redisErrors: Counter<string>; fallbackDecisions: Counter<string> },
+  ) {}
+
+  get degraded(): boolean {
+    return this.degradedSince !== 0;
+  }
+
+  async check(subject: Subject): Promise<Decision> {
+    if (!this.redis.available) {
+      this.fail(new Error('redis is not connected'));
+      return this.fallback(subject);
+    }
+    try {
+      const d = await this.redis.check(subject);
+      if (this.degradedSince !== 0) {
+        this.logger.warn(
+          { downMs: Date.now() - this.degradedSince, failures: this.failuresSinceLog },
+          'rate limiting is back on redis',
+        );
+        this.degradedSince = 0;
+        this.failuresSinceLog = 0;
+      }
+      return d;
+    } catch (err) {
+      this.fail(err as Error);
+      return this.fallback(subject);
+    }
+  }
+
+  private fallback(subject: Subject): Decision {
+    this.counters.fallbackDecisions.inc();
+    return this.local.checkSync(subject);
+  }
+
+  private fail(err: Error): void {
+    this.counters.redisErrors.inc();
+    this.failuresSinceLog++;
+    const now = Date.now();
+    if (this.degradedSince === 0) {
+      this.degradedSince = now;
+      this.lastLog = now;
+      this.logger.error({ err: { message: err.message } }, 'rate limiting on redis failed: using the local limiter');
+      this.failuresSinceLog = 0;
+    } else if (now - this.lastLog >= 30_000) {
+      this.lastLog = now;
+      this.logger.error(
+        { err: { message: err.message }, failures: this.failuresSinceLog, downMs: now - this.degradedSince },
+        'rate limiting on redis still failing: using the local limiter',
+      );
+      this.failuresSinceLog = 0;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.local.close();
+  }
+}

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { envList, envPort, parseEnv } from '@bda/common';
+
+export const indexerEnvSchema = z.object({
+  /** PostgreSQL the indexer writes (it owns the schema and runs the migrations). */
+  DATABASE_URL: z.string().default('postgres://postgres:postgres@127.0.0.1:5432/postgres'),
+  /** Kafka bootstrap brokers (comma-separated). Empty: the embedded bus in PostgreSQL (same database). */
+  KAFKA_BROKERS: envList.default(''),
+  /** Prefix for bus topic names (isolates test runs sharing a broker). */
+  BUS_TOPIC_PREFIX: z.string().default(''),
+  /** Consumer group; standby indexers in the same group take over when the active one stops. */
+  INDEXER_GROUP_ID: z.string().default('indexer'),
+  /** Most bus records applied in one database transaction. */
+  INDEXER_MAX_BATCH: z.coerce.number().int().min(1).max(10_000).default(100),
+  /** Port of the indexer's health and metrics server. */
+  INDEXER_PORT: envPort.default(3702),
+  /** Bitcoin network of the rune ledger: address encoding and the runes activation height. */
+  BITCOIN_NETWORK: z.enum(['mainnet', 'testnet', 'signet', 'regtest']).default('mainnet'),
+  /** pino log level. */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type IndexerEnv = z.infer<typeof indexerEnvSchema>;
+
+export function loadIndexerEnv(source: NodeJS.ProcessEnv = process.env): IndexerEnv {
+  return parseEnv(indexerEnvSchema, source);
+}

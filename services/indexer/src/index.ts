@@ -1,0 +1,4 @@
+export * from './env';
+export * from './indexer';
+export * from './message-applier';
+export * from './apply-error';

@@ -1,0 +1,53 @@
+import express from 'express';
+import { closeServer, createLogger, createMetricsRegistry, healthRouter, listen, ShutdownRegistry } from '@bda/common';
+import { createBus } from '@bda/bus';
+import { createDb, isDbReachable, migrateLatest } from '@bda/db';
+import { loadIndexerEnv } from './env';
+import { Indexer } from './indexer';
+
+/** Entry point: migrations, bus consumers, a health/metrics server, ordered shutdown. */
+async function main(): Promise<void> {
+  const env = loadIndexerEnv();
+  const logger = createLogger('indexer', env.LOG_LEVEL);
+  const shutdown = new ShutdownRegistry(logger);
+  shutdown.installSignalHandlers();
+  const metrics = createMetricsRegistry('indexer');
+  const db = createDb({ connectionString: env.DATABASE_URL, applicationName: 'indexer', maxConnections: 5 });
+  await migrateLatest(db);
+  const bus = createBus({
+    kafkaBrokers: env.KAFKA_BROKERS,
+    databaseUrl: env.DATABASE_URL,
+    clientId: 'indexer',
+    logger,
+    topicPrefix: env.BUS_TOPIC_PREFIX || undefined,
+  });
+  const indexer = new Indexer({
+    db,
+    bus,
+    logger,
+    metrics,
+    groupId: env.INDEXER_GROUP_ID,
+    maxBatch: env.INDEXER_MAX_BATCH,
+    topicPrefix: env.BUS_TOPIC_PREFIX,
+  });
+  await indexer.start();
+  const app = express();
+  app.use(
+    healthRouter({
+      isReady: async () => indexer.isRunning && (await isDbReachable(db)),
+      isShuttingDown: () => shutdown.isShuttingDown,
+      metrics,
+    }),
+  );
+  const { server, port } = await listen(app, env.INDEXER_PORT);
+  shutdown.register('intake', 'consumers', () => indexer.stop());
+  shutdown.register('clients', 'health server', () => closeServer(server));
+  shutdown.register('clients', 'bus', () => bus.close());
+  shutdown.register('database', 'db', () => db.destroy());
+  logger.info({ port, bus: bus.kind }, 'indexer running');
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,254 @@
+import type { Knex } from 'knex';
+import { makeCanonical, refreshChainTip } from './fork-choice';
+import { addAddressTxs, markMempoolMined } from './read-models';
+import type { NodeBlock, NodeTx } from './node-payloads';
+import { normalizeHex, sanitizeJson, sanitizeText } from './sanitize';
+import { eventRow } from './event-rows';
+import { decodeTxFields } from './tx-fields';
+
+const ZERO_HASH = /^0x0*$/;
+const INSERT_CHUNK = 500;
+
+export interface ApplyResult {
+  outcome: 'applied' | 'duplicate' | 'parked';
+}
+
+/**
+ * Applies a `/new_block`: stores the block with its transactions, events and rewards, then runs
+ * fork choice (reference/node-events.md): a block higher than the tip becomes canonical together
+ * with its ancestors; a tie keeps the first seen. A block whose parent is unknown and higher than
+ * the tip's child is parked until the parent arrives. Applying the same block twice changes nothing.
+ */
+export async function applyNewBlock(trx: Knex.Transaction, block: NodeBlock, receivedAt: string): Promise<ApplyResult> {
+  const hash = normalizeHex(block.index_block_hash);
+  if (await trx('blocks').where({ index_block_hash: hash }).first('index_block_hash')) return { outcome: 'duplicate' };
+
+  const parentHash = normalizeHex(block.parent_index_block_hash);
+  const parent = await trx('blocks')
+    .where({ index_block_hash: parentHash })
+    .first<{ canonical: boolean; block_height: number } | undefined>('canonical', 'block_height');
+  const tip = await trx('chain_tip').first<{ index_block_hash: string; block_height: number } | undefined>(
+    'index_block_hash',
+    'block_height',
+  );
+
+  if (!parent && tip && block.block_height - 1 > tip.block_height) {
+    await trx('parked_blocks')
+      .insert({
+        index_block_hash: hash,
+        parent_index_block_hash: parentHash,
+        block_height: block.block_height,
+        body: JSON.stringify(block),
+        received_at: receivedAt,
+      })
+      .onConflict('index_block_hash')
+      .ignore();
+    return { outcome: 'parked' };
+  }
+
+  const becomesTip = !tip || block.block_height > tip.block_height;
+  // The common case: the block extends the canonical tip (or starts the chain) — written canonical at once.
+  const extendsTip = becomesTip && (!tip || (parent?.canonical === true && tip.index_block_hash === parentHash));
+  await insertBlockData(trx, block, hash, extendsTip);
+
+  if (extendsTip) {
+    await confirmMicroblocks(trx, block, hash, true);
+    await addAddressTxs(trx, [hash]);
+    await markMempoolMined(trx, [hash]);
+    await refreshChainTip(trx, 1);
+  } else if (becomesTip) {
+    await confirmMicroblocks(trx, block, hash, false);
+    const delta = await makeCanonical(trx, hash, receivedAt);
+    await refreshChainTip(trx, delta);
+  } else {
+    await confirmMicroblocks(trx, block, hash, false);
+  }
+
+  await applyParkedChildren(trx, hash);
+  return { outcome: 'applied' };
+}
+
+/** Parked blocks waiting for `parentHash` are applied now, recursively (their own children follow). */
+async function applyParkedChildren(trx: Knex.Transaction, parentHash: string): Promise<void> {
+  const children = await trx('parked_blocks')
+    .where({ parent_index_block_hash: parentHash })
+    .orderBy('index_block_hash')
+    .select<Array<{ index_block_hash: string; body: string; received_at: string }>>('index_block_hash', 'body', 'received_at');
+  for (const child of children) {
+    await trx('parked_blocks').where({ index_block_hash: child.index_block_hash }).delete();
+    await applyNewBlock(trx, JSON.parse(child.body) as NodeBlock, child.received_at);
+  }
+}
+
+async function insertBlockData(trx: Knex.Transaction, block: NodeBlock, hash: string, canonical: boolean): Promise<void> {
+  const txIndexById = new Map<string, number>();
+  const eventCounts = new Map<string, number>();
+  for (const tx of block.transactions) txIndexById.set(normalizeHex(tx.txid), tx.tx_index);
+  for (const ev of block.events) {
+    const id = normalizeHex(ev.txid);
+    eventCounts.set(id, (eventCounts.get(id) ?? 0) + 1);
+  }
+  const cost = { read_count: 0, read_length: 0, runtime: 0, write_count: 0, write_length: 0 };
+  for (const tx of block.transactions) {
+    for (const k of Object.keys(cost) as Array<keyof typeof cost>) cost[k] += tx.execution_cost?.[k] ?? 0;
+  }
+  const blockRow = {
+    index_block_hash: hash,
+    block_hash: normalizeHex(block.block_hash),
+    block_height: block.block_height,
+    parent_index_block_hash: normalizeHex(block.parent_index_block_hash),
+    parent_block_hash: normalizeHex(block.parent_block_hash),
+    parent_microblock_hash: normalizeHex(block.parent_microblock),
+    parent_microblock_sequence: block.parent_microblock_sequence,
+    burn_block_hash: normalizeHex(block.burn_block_hash),
+    burn_block_height: block.burn_block_height,
+    burn_block_time: block.burn_block_time,
+    block_time: block.block_time ?? null,
+    miner_txid: block.miner_txid ? normalizeHex(block.miner_txid) : null,
+    tenure_height: block.tenure_height ?? null,
+    cycle_number: block.cycle_number ?? null,
+    signer_bitvec: block.signer_bitvec ?? null,
+    signer_signature: block.signer_signature ? JSON.stringify(block.signer_signature) : null,
+    tx_count: block.transactions.length,
+    execution_cost_read_count: cost.read_count,
+    execution_cost_read_length: cost.read_length,
+    execution_cost_runtime: cost.runtime,
+    execution_cost_write_count: cost.write_count,
+    execution_cost_write_length: cost.write_length,
+    canonical,
+  };
+  await trx('blocks').insert(blockRow);
+
+  const txRows = block.transactions.map((tx) => txRow(tx, block, hash, canonical, eventCounts.get(normalizeHex(tx.txid)) ?? 0));
+  for (let i = 0; i < txRows.length; i += INSERT_CHUNK) {
+    await trx('txs')
+      .insert(txRows.slice(i, i + INSERT_CHUNK))
+      .onConflict(['tx_id', 'index_block_hash'])
+      .ignore();
+  }
+  const eventRows = block.events.map((ev) => ({
+    ...eventRow(ev),
+    index_block_hash: hash,
+    tx_index: txIndexById.get(normalizeHex(ev.txid)) ?? -1,
+    block_height: block.block_height,
+    canonical,
+  }));
+  for (let i = 0; i < eventRows.length; i += INSERT_CHUNK) {
+    await trx('events')
+      .insert(eventRows.slice(i, i + INSERT_CHUNK))
+      .onConflict(['index_block_hash', 'event_index'])
+      .ignore();
+  }
+  const rewards = (block.matured_miner_rewards ?? []).map((r, i) => ({
+    index_block_hash: hash,
+    reward_index: i,
+    block_height: block.block_height,
+    from_index_block_hash: normalizeHex(r.from_index_consensus_hash) + normalizeHex(r.from_stacks_block_hash).slice(2),
+    recipient: r.recipient,
+    miner_address: r.miner_address ?? null,
+    coinbase_amount: String(r.coinbase_amount),
+    tx_fees_anchored: String(r.tx_fees_anchored),
+    tx_fees_streamed_confirmed: String(r.tx_fees_streamed_confirmed),
+    tx_fees_streamed_produced: String(r.tx_fees_streamed_produced),
+    canonical,
+  }));
+  if (rewards.length > 0) await trx('miner_rewards').insert(rewards).onConflict(['index_block_hash', 'reward_index']).ignore();
+}
+
+function txRow(tx: NodeTx, block: NodeBlock, hash: string, canonical: boolean, eventCount: number) {
+  const fields = decodeTxFields(tx, block.events);
+  const cost = tx.execution_cost;
+  return {
+    tx_id: normalizeHex(tx.txid),
+    index_block_hash: hash,
+    block_hash: normalizeHex(block.block_hash),
+    block_height: block.block_height,
+    burn_block_time: block.burn_block_time,
+    block_time: block.block_time ?? null,
+    burn_block_height: block.burn_block_height,
+    parent_index_block_hash: normalizeHex(block.parent_index_block_hash),
+    tx_index: tx.tx_index,
+    raw_tx: Buffer.from(tx.raw_tx.replace(/^0x/, ''), 'hex'),
+    type_id: fields.type_id,
+    status: tx.status,
+    raw_result: normalizeHex(tx.raw_result ?? '0x'),
+    vm_error: sanitizeText(tx.vm_error ?? null),
+    sender_address: fields.sender_address,
+    sponsor_address: fields.sponsor_address,
+    sponsored: fields.sponsored,
+    nonce: fields.nonce,
+    fee_rate: fields.fee_rate,
+    anchor_mode: fields.anchor_mode,
+    post_condition_mode: fields.post_condition_mode,
+    post_conditions: JSON.stringify(sanitizeJson(fields.post_conditions)),
+    payload: JSON.stringify(sanitizeJson(fields.payload)),
+    contract_id: fields.contract_id,
+    contract_abi: abiOf(tx),
+    burnchain_op: tx.burnchain_op ? JSON.stringify(sanitizeJson(tx.burnchain_op)) : null,
+    execution_cost_read_count: cost?.read_count ?? 0,
+    execution_cost_read_length: cost?.read_length ?? 0,
+    execution_cost_runtime: cost?.runtime ?? 0,
+    execution_cost_write_count: cost?.write_count ?? 0,
+    execution_cost_write_length: cost?.write_length ?? 0,
+    microblock_hash: tx.microblock_hash ? normalizeHex(tx.microblock_hash) : null,
+    microblock_sequence: tx.microblock_sequence ?? null,
+    microblock_parent_hash: tx.microblock_parent_hash ? normalizeHex(tx.microblock_parent_hash) : null,
+    event_count: eventCount,
+    canonical,
+  };
+}
+
+function abiOf(tx: NodeTx): string | null {
+  const abi = tx.contract_interface ?? tx.contract_abi ?? null;
+  return abi == null ? null : JSON.stringify(sanitizeJson(abi));
+}
+
+/**
+ * The anchored block confirms a prefix of its parent's microblock stream (up to
+ * parent_microblock_sequence); the rest of that stream is orphaned. Microblocks known only from this
+ * block's transactions are recorded too.
+ */
+async function confirmMicroblocks(trx: Knex.Transaction, block: NodeBlock, hash: string, canonical: boolean): Promise<void> {
+  const parentHash = normalizeHex(block.parent_index_block_hash);
+  const blockHash = normalizeHex(block.block_hash);
+  const confirmedSeq = ZERO_HASH.test(block.parent_microblock) ? -1 : block.parent_microblock_sequence;
+  const fromTxs = new Map<string, { seq: number; parentHash: string; count: number }>();
+  for (const tx of block.transactions) {
+    if (!tx.microblock_hash || tx.microblock_sequence == null) continue;
+    const key = normalizeHex(tx.microblock_hash);
+    const entry = fromTxs.get(key) ?? {
+      seq: tx.microblock_sequence,
+      parentHash: normalizeHex(tx.microblock_parent_hash ?? '0x'),
+      count: 0,
+    };
+    entry.count += 1;
+    fromTxs.set(key, entry);
+  }
+  if (fromTxs.size > 0) {
+    await trx('microblocks')
+      .insert(
+        [...fromTxs].map(([microblockHash, m]) => ({
+          microblock_hash: microblockHash,
+          parent_index_block_hash: parentHash,
+          microblock_sequence: m.seq,
+          microblock_parent_hash: m.parentHash,
+          block_hash: blockHash,
+          index_block_hash: hash,
+          tx_count: m.count,
+          microblock_canonical: true,
+          canonical,
+        })),
+      )
+      .onConflict(['microblock_hash', 'parent_index_block_hash'])
+      .ignore();
+  }
+  if (!canonical) return; // only the canonical child decides which microblocks of the stream survive
+  await trx('microblocks')
+    .where({ parent_index_block_hash: parentHash })
+    .update({
+      microblock_canonical: trx.raw('microblock_sequence <= ?', [confirmedSeq]),
+      block_hash: trx.raw('CASE WHEN microblock_sequence <= ? THEN ? ELSE NULL END', [confirmedSeq, blockHash]),
+      index_block_hash: trx.raw('CASE WHEN microblock_sequence <= ? THEN ? ELSE NULL END', [confirmedSeq, hash]),
+      canonical: trx.raw('microblock_sequence <= ?', [confirmedSeq]),
+    });
+}

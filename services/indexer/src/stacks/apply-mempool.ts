@@ -1,0 +1,76 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { NodeDropMempoolTx } from './node-payloads';
+import { normalizeHex, sanitizeJson } from './sanitize';
+import { decodeRawTxFields } from './tx-fields';
+
+/**
+ * `/new_mempool_tx`: each raw transaction enters the mempool as pending, unless a canonical block
+ * already mined it. A transaction that was dropped and is announced again is pending again. One
+ * undecodable entry is skipped (and reported) without costing the others.
+ */
+export async function applyNewMempoolTxs(
+  trx: Knex.Transaction,
+  rawTxs: string[],
+  receivedAt: string,
+  logger: Logger,
+): Promise<string[]> {
+  const problems: string[] = [];
+  const rows = [];
+  for (const raw of rawTxs) {
+    try {
+      const f = decodeRawTxFields(raw);
+      rows.push({
+        tx_id: f.tx_id,
+        raw_tx: Buffer.from(raw.replace(/^0x/, ''), 'hex'),
+        type_id: f.type_id,
+        sender_address: f.sender_address,
+        sponsor_address: f.sponsor_address,
+        nonce: f.nonce,
+        fee_rate: f.fee_rate,
+        payload: JSON.stringify(sanitizeJson(f.payload)),
+        post_conditions: JSON.stringify(sanitizeJson(f.post_conditions)),
+        post_condition_mode: f.post_condition_mode,
+        anchor_mode: f.anchor_mode,
+        contract_id: f.contract_id,
+        status: 'pending',
+        receipt_time: receivedAt,
+      });
+    } catch (err) {
+      problems.push(`${raw.slice(0, 24)}…: ${(err as Error).message}`);
+    }
+  }
+  if (problems.length) logger.warn({ problems }, 'undecodable mempool transactions skipped');
+  if (rows.length === 0) return problems;
+  const ids = rows.map((r) => r.tx_id);
+  await trx('mempool_txs')
+    .insert(rows)
+    .onConflict('tx_id')
+    .merge({ status: 'pending' })
+    .where('mempool_txs.status', 'like', 'dropped%');
+  await trx.raw(
+    `UPDATE mempool_txs m SET status = 'mined' WHERE m.tx_id = ANY(:ids) AND m.status = 'pending'
+       AND EXISTS (SELECT 1 FROM txs t WHERE t.tx_id = m.tx_id AND t.canonical)`,
+    { ids },
+  );
+  return problems;
+}
+
+const DROP_REASONS: Record<string, string> = {
+  ReplaceByFee: 'dropped_replace_by_fee',
+  ReplaceAcrossFork: 'dropped_replace_across_fork',
+  TooExpensive: 'dropped_too_expensive',
+  StaleGarbageCollect: 'dropped_stale_garbage_collect',
+  Problematic: 'dropped_problematic',
+};
+
+/** `/drop_mempool_tx`: pending transactions leave the mempool with the node's reason. */
+export async function applyDropMempoolTxs(trx: Knex.Transaction, body: NodeDropMempoolTx): Promise<void> {
+  const ids = body.dropped_txids.map(normalizeHex);
+  if (ids.length === 0) return;
+  const status = DROP_REASONS[body.reason ?? ''] ?? 'dropped_unknown';
+  await trx('mempool_txs')
+    .whereIn('tx_id', ids)
+    .andWhere('status', 'pending')
+    .update({ status, replaced_by_tx_id: body.new_txid ? normalizeHex(body.new_txid) : null });
+}

@@ -1,0 +1,101 @@
+import type { Knex } from 'knex';
+import { addAddressTxs, markMempoolMined, removeAddressTxs, restoreOrphanedToMempool } from './read-models';
+
+const CHAIN_TABLES = ['blocks', 'txs', 'events', 'miner_rewards'] as const;
+
+/**
+ * Flips the canonical flag of whole blocks (their transactions, events, rewards and confirmed
+ * microblocks) and moves the read models with them.
+ */
+export async function setCanonical(
+  trx: Knex.Transaction,
+  blockHashes: string[],
+  canonical: boolean,
+  receiptTime: string,
+): Promise<void> {
+  if (blockHashes.length === 0) return;
+  for (const table of CHAIN_TABLES) {
+    await trx(table).whereIn('index_block_hash', blockHashes).update({ canonical });
+  }
+  await trx('microblocks').whereIn('index_block_hash', blockHashes).update({ canonical });
+  if (canonical) {
+    await addAddressTxs(trx, blockHashes);
+    await markMempoolMined(trx, blockHashes);
+  } else {
+    await removeAddressTxs(trx, blockHashes);
+    // Mempool restoration waits until the new branch is canonical: see `makeCanonical`.
+    void receiptTime;
+  }
+}
+
+interface BranchBlock {
+  index_block_hash: string;
+  parent_index_block_hash: string;
+  block_height: number;
+  canonical: boolean;
+}
+
+/**
+ * Makes `tipHash` the canonical tip: walks back to the first canonical ancestor (the fork point),
+ * orphans every canonical block above it, then makes the new branch canonical. A branch whose oldest
+ * known block has no known parent (detached) replaces everything from its own lowest height up.
+ * Returns how many canonical blocks this added (branch length minus blocks orphaned).
+ */
+export async function makeCanonical(trx: Knex.Transaction, tipHash: string, receiptTime: string): Promise<number> {
+  const branch: BranchBlock[] = [];
+  let forkHeight: number | null = null;
+  let cursor: string | undefined = tipHash;
+  while (cursor) {
+    const row: BranchBlock | undefined = await trx('blocks')
+      .where({ index_block_hash: cursor })
+      .first('index_block_hash', 'parent_index_block_hash', 'block_height', 'canonical');
+    if (!row) break;
+    if (row.canonical) {
+      forkHeight = row.block_height;
+      break;
+    }
+    branch.push(row);
+    cursor = row.parent_index_block_hash;
+  }
+  if (branch.length === 0) return 0;
+  const orphanFrom = forkHeight !== null ? forkHeight + 1 : branch[branch.length - 1]!.block_height;
+  const orphaned: string[] = (
+    await trx('blocks').where('canonical', true).andWhere('block_height', '>=', orphanFrom).select('index_block_hash')
+  ).map((r: { index_block_hash: string }) => r.index_block_hash);
+  await setCanonical(trx, orphaned, false, receiptTime);
+  const branchHashes = branch.map((b) => b.index_block_hash);
+  await setCanonical(trx, branchHashes, true, receiptTime);
+  await restoreOrphanedToMempool(trx, orphaned, receiptTime);
+  return branchHashes.length - orphaned.length;
+}
+
+/**
+ * Rewrites the one-row tip from the highest canonical block; `countDelta` is how many canonical
+ * blocks the caller added (negative when it removed some), so no count over the chain is needed.
+ */
+export async function refreshChainTip(trx: Knex.Transaction, countDelta: number): Promise<void> {
+  const tip = await trx('blocks')
+    .where('canonical', true)
+    .orderBy('block_height', 'desc')
+    .first('block_height', 'block_hash', 'index_block_hash', 'burn_block_height');
+  if (!tip) {
+    await trx('chain_tip').delete();
+    return;
+  }
+  const previous = await trx('chain_tip').first<{ block_count: number } | undefined>('block_count');
+  const micro = await trx('microblocks')
+    .where({ parent_index_block_hash: tip.index_block_hash, microblock_canonical: true })
+    .whereNull('block_hash')
+    .orderBy('microblock_sequence', 'desc')
+    .first('microblock_hash', 'microblock_sequence');
+  await trx('chain_tip')
+    .insert({
+      id: true,
+      ...tip,
+      block_count: (previous?.block_count ?? 0) + countDelta,
+      microblock_hash: micro?.microblock_hash ?? null,
+      microblock_sequence: micro?.microblock_sequence ?? null,
+    })
+    .onConflict('id')
+    .merge();
+}

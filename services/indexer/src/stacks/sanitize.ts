@@ -1,0 +1,28 @@
+/**
+ * PostgreSQL text and jsonb reject the NUL character; node payloads can carry it (a VM error quoting a
+ * Clarity string did, in the fuzzed fixture). Such characters become U+FFFD before they are written.
+ */
+export function sanitizeText(s: string): string;
+export function sanitizeText(s: string | null | undefined): string | null;
+export function sanitizeText(s: string | null | undefined): string | null {
+  if (s == null) return null;
+  return s.includes('\u0000') ? s.split('\u0000').join('\uFFFD') : s;
+}
+
+/** Deep version for values stored as jsonb. */
+export function sanitizeJson<T>(value: T): T {
+  if (typeof value === 'string') return sanitizeText(value) as T;
+  if (Array.isArray(value)) return value.map((v) => sanitizeJson(v)) as T;
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[sanitizeText(k)] = sanitizeJson(v);
+    return out as T;
+  }
+  return value;
+}
+
+/** Lower-case `0x` hex. */
+export function normalizeHex(h: string): string {
+  const s = h.toLowerCase();
+  return s.startsWith('0x') ? s : `0x${s}`;
+}

@@ -1,0 +1,38 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Envelope } from '@bda/bus';
+import { applyAttachments } from './apply-attachments';
+import { applyNewBlock } from './apply-block';
+import { applyBurnBlock } from './apply-burn-block';
+import { applyDropMempoolTxs, applyNewMempoolTxs } from './apply-mempool';
+import { applyNewMicroblocks } from './apply-microblocks';
+import type { NodeAttachment, NodeBlock, NodeBurnBlock, NodeDropMempoolTx, NodeMicroblocks } from './node-payloads';
+
+/** Dispatches a `stacks.node-events` envelope by the observer path it came in on. */
+export function stacksEventHandler(logger: Logger) {
+  return async (trx: Knex.Transaction, env: Envelope): Promise<void> => {
+    switch (env.path) {
+      case '/new_block':
+        await applyNewBlock(trx, env.body as NodeBlock, env.received_at);
+        return;
+      case '/new_burn_block':
+        await applyBurnBlock(trx, env.body as NodeBurnBlock);
+        return;
+      case '/new_mempool_tx':
+        await applyNewMempoolTxs(trx, env.body as string[], env.received_at, logger);
+        return;
+      case '/drop_mempool_tx':
+        await applyDropMempoolTxs(trx, env.body as NodeDropMempoolTx);
+        return;
+      case '/new_microblocks':
+        await applyNewMicroblocks(trx, env.body as NodeMicroblocks);
+        return;
+      case '/attachments/new':
+        await applyAttachments(trx, env.body as NodeAttachment[]);
+        return;
+      default:
+        // Signer traffic and paths of newer nodes: kept on the bus, nothing to index.
+        return;
+    }
+  };
+}
