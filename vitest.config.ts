@@ -18,7 +18,7 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
-          include: ['libs/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts'],
+          include: ['libs/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts', 'test/**/*.test.ts'],
           globalSetup: ['libs/test-support/src/global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,

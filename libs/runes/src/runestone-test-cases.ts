@@ -1,5 +1,5 @@
 import { U128_MAX, U32_MAX, U64_MAX } from './integer-limits';
-import { type Artifact, Flag, Tag } from './runestone';
+import { type Artifact, type Cenotaph, Flag, type Flaw, type Runestone, Tag } from './runestone';
 import { RunestoneBuilder, encodeIntegers, runestoneScript } from './runestone-builder';
 
 /**
@@ -21,15 +21,15 @@ const cat = (...parts: Uint8Array[]) => Uint8Array.from(parts.flatMap((part) => 
 const message = (...integers: bigint[]) => runestoneScript(encodeIntegers(integers));
 const HEADER = bytes(0x6a, 0x5d);
 const id = (block: bigint, tx: number) => ({ block, tx });
-const runestone = (fields: Omit<Extract<Artifact, { type: 'runestone' }>, 'type' | 'edicts'> & { edicts?: [] | Extract<Artifact, { type: 'runestone' }>['edicts'] } = {}): Artifact => ({
+const runestone = (fields: Partial<Omit<Runestone, 'type'>> = {}): Runestone => ({
   type: 'runestone',
   edicts: [],
   ...fields,
 });
-const cenotaph = (flaw: Extract<Artifact, { type: 'cenotaph' }>['flaw'], extra: { etching?: bigint; mint?: { block: bigint; tx: number } } = {}): Artifact => ({
+const cenotaph = (flaw: Flaw, kept: Partial<Omit<Cenotaph, 'type' | 'flaw'>> = {}): Cenotaph => ({
   type: 'cenotaph',
   flaw,
-  ...extra,
+  ...kept,
 });
 
 const { Body, Flags, Rune, Premine, Cap, Amount, HeightStart, HeightEnd, OffsetStart, OffsetEnd, Mint, Pointer, Divisibility, Spacers, Symbol, Nop } = Tag;
@@ -63,7 +63,7 @@ export const DECODER_CASES: DecoderCase[] = [
   },
 
   // Instructions after the magic number
-  { name: 'OP_0 pushes nothing', outputs: [cat(HEADER, bytes(0x00), encodeIntegers([1n]).length ? bytes(0x02, 20, 1) : bytes())], expected: runestone({ pointer: 0 }) },
+  { name: 'OP_0 pushes nothing', outputs: [cat(HEADER, bytes(0x00), bytes(0x02, 22, 0))], expected: runestone({ pointer: 0 }) },
   { name: 'pushes are concatenated, even mid-varint', outputs: [cat(HEADER, bytes(0x01, 20, 0x01, 0x81), bytes(0x01, 0x01), bytes(0x02, 20, 2)), PAYMENT], expected: runestone({ mint: id(129n, 2) }) },
   { name: 'OP_PUSHDATA1', outputs: [cat(HEADER, bytes(0x4c, 0x04, 20, 1, 20, 1))], expected: runestone({ mint: id(1n, 1) }) },
   { name: 'OP_PUSHDATA2', outputs: [cat(HEADER, bytes(0x4d, 0x04, 0x00, 20, 1, 20, 1))], expected: runestone({ mint: id(1n, 1) }) },

@@ -6,6 +6,8 @@ export const indexerEnvSchema = z.object({
   DATABASE_URL: z.string().default('postgres://postgres:postgres@127.0.0.1:5432/postgres'),
   /** Kafka bootstrap brokers (comma-separated). Empty: the embedded bus in PostgreSQL (same database). */
   KAFKA_BROKERS: envList.default(''),
+  /** Database of the embedded bus, when it is not DATABASE_URL (several indexers reading one bus). */
+  BUS_DATABASE_URL: z.string().optional(),
   /** Prefix for bus topic names (isolates test runs sharing a broker). */
   BUS_TOPIC_PREFIX: z.string().default(''),
   /** Consumer group; standby indexers in the same group take over when the active one stops. */

@@ -53,6 +53,21 @@ export class Indexer {
     this.started = true;
   }
 
+  /** Per topic: the last applied position and the newest on the bus (lag = head - applied). */
+  async status(): Promise<Record<string, { applied: string | null; head: string; lag: string }>> {
+    const prefix = this.deps.topicPrefix ?? '';
+    const consumer = this.consumers[0];
+    const applied = await this.stacks.lastApplied();
+    const head = consumer ? await consumer.headPosition(prefix + TOPICS.stacksNodeEvents) : -1n;
+    return {
+      [TOPICS.stacksNodeEvents]: {
+        applied: applied === null ? null : applied.toString(),
+        head: head.toString(),
+        lag: (head - (applied ?? -1n) > 0n ? head - (applied ?? -1n) : 0n).toString(),
+      },
+    };
+  }
+
   async stop(): Promise<void> {
     this.started = false;
     await Promise.all(this.consumers.map((c) => c.stop()));

@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   await migrateLatest(db);
   const bus = createBus({
     kafkaBrokers: env.KAFKA_BROKERS,
-    databaseUrl: env.DATABASE_URL,
+    databaseUrl: env.BUS_DATABASE_URL ?? env.DATABASE_URL,
     clientId: 'indexer',
     logger,
     topicPrefix: env.BUS_TOPIC_PREFIX || undefined,
@@ -39,6 +39,9 @@ async function main(): Promise<void> {
       metrics,
     }),
   );
+  app.get('/status', async (_req, res) => {
+    res.json({ running: indexer.isRunning, topics: await indexer.status() });
+  });
   const { server, port } = await listen(app, env.INDEXER_PORT);
   shutdown.register('intake', 'consumers', () => indexer.stop());
   shutdown.register('clients', 'health server', () => closeServer(server));

@@ -12,6 +12,8 @@ export const observerEnvSchema = z.object({
   KAFKA_BROKERS: envList.default(''),
   /** PostgreSQL holding the embedded bus (used when KAFKA_BROKERS is empty). */
   DATABASE_URL: z.string().default('postgres://postgres:postgres@127.0.0.1:5432/postgres'),
+  /** Database of the embedded bus, when it is not DATABASE_URL (several indexers reading one bus). */
+  BUS_DATABASE_URL: z.string().optional(),
   /** Prefix for bus topic names (isolates test runs sharing a broker). */
   BUS_TOPIC_PREFIX: z.string().default(''),
   /** pino log level. */

@@ -11,7 +11,7 @@ async function main(): Promise<void> {
   shutdown.installSignalHandlers();
   const bus = createBus({
     kafkaBrokers: env.KAFKA_BROKERS,
-    databaseUrl: env.DATABASE_URL,
+    databaseUrl: env.BUS_DATABASE_URL ?? env.DATABASE_URL,
     clientId: 'observer',
     logger,
     topicPrefix: env.BUS_TOPIC_PREFIX || undefined,

@@ -156,7 +156,7 @@ async function insertBlockData(trx: Knex.Transaction, block: NodeBlock, hash: st
 }
 
 function txRow(tx: NodeTx, block: NodeBlock, hash: string, canonical: boolean, eventCount: number) {
-  const fields = decodeTxFields(tx, block.events);
+  const fields = decodeTxFields(tx, block.events, block.burn_block_height);
   const cost = tx.execution_cost;
   return {
     tx_id: normalizeHex(tx.txid),

@@ -25,8 +25,10 @@ export interface TxFields {
  * Decodes a mined transaction's `raw_tx`; a `0x00` raw_tx (a Bitcoin burnchain operation) is
  * synthesized from its `burnchain_op` and the block's events.
  */
-export function decodeTxFields(tx: NodeTx, blockEvents: NodeEvent[] = []): TxFields {
-  const decoded = /^0x0{0,2}$/.test(tx.raw_tx) ? synthesizeBurnchainTransaction(tx, blockEvents) : decodeTransaction(tx.raw_tx);
+export function decodeTxFields(tx: NodeTx, blockEvents: NodeEvent[] = [], burnBlockHeight?: number): TxFields {
+  const decoded = /^0x0{0,2}$/.test(tx.raw_tx)
+    ? synthesizeBurnchainTransaction({ tx, events: blockEvents, burnBlockHeight })
+    : decodeTransaction(tx.raw_tx);
   return toTxFields(decoded);
 }
 

@@ -1,0 +1,33 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/** Every key starts with this, so that people and secret scanners recognize one. */
+export const KEY_PREFIX = 'bda_';
+/** Characters of the key kept as its display prefix (`bda_` + 8 of the random part, 48 bits). */
+export const DISPLAY_PREFIX_LENGTH = 12;
+const KEY_SHAPE = /^bda_[A-Za-z0-9_-]{43}$/;
+
+export interface NewKey {
+  /** The key itself: shown once, never stored. */
+  key: string;
+  prefix: string;
+  hash: Buffer;
+}
+
+/** 256 random bits, base64url: `bda_` + 43 characters (208 bits stay secret beyond the display prefix). */
+export function generateKey(): NewKey {
+  const key = KEY_PREFIX + randomBytes(32).toString('base64url');
+  return { key, prefix: displayPrefix(key), hash: hashKey(key) };
+}
+
+export function displayPrefix(key: string): string {
+  return key.slice(0, DISPLAY_PREFIX_LENGTH);
+}
+
+export function hashKey(key: string): Buffer {
+  return createHash('sha256').update(key).digest();
+}
+
+/** A well-formed key (checked before any lookup, so garbage never reaches the database). */
+export function looksLikeKey(value: string): boolean {
+  return value.length === 47 && KEY_SHAPE.test(value);
+}

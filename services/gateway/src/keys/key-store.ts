@@ -1,0 +1,141 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { Logger } from '@bda/common';
+import type { GatewayMetrics } from '../metrics';
+import { displayPrefix, hashKey, looksLikeKey } from './key-format';
+import { findByPrefix, keyVersion, type KeyRow } from './key-repository';
+
+export interface KeyIdentity {
+  id: string;
+  rateLimitPerMinute: number | null;
+  burstPerSecond: number | null;
+}
+
+export type AuthResult =
+  | { status: 'valid'; key: KeyIdentity }
+  | { status: 'unknown' }
+  | { status: 'revoked' }
+  /** The database could not be asked and nothing was cached: the gateway answers 503, never anonymous. */
+  | { status: 'unavailable' };
+
+interface CacheEntry {
+  rows: KeyRow[];
+  expiresAt: number;
+}
+
+export interface KeyStoreOptions {
+  cacheTtlMs: number;
+  pollMs: number;
+  /** Cached prefixes at most (unknown prefixes included); the oldest go first. */
+  maxEntries?: number;
+}
+
+/**
+ * Verifies presented keys. Rows are cached per display prefix for `cacheTtlMs`; every `pollMs` the process
+ * reads the key version (bumped by a trigger on each change) and drops the whole cache when it moved, so a
+ * revoked key stops working on every replica within about `pollMs`. The presented key's SHA-256 is compared
+ * with each candidate's in constant time. When PostgreSQL fails, stale cache entries keep serving.
+ */
+export class KeyStore {
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly inflight = new Map<string, Promise<KeyRow[]>>();
+  private version: string | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private pollFailures = 0;
+  private readonly maxEntries: number;
+
+  constructor(
+    private readonly db: Knex,
+    private readonly opts: KeyStoreOptions,
+    private readonly logger: Logger,
+    private readonly metrics: Pick<GatewayMetrics, 'keyLookups'>,
+  ) {
+    this.maxEntries = opts.maxEntries ?? 100_000;
+  }
+
+  /** Reads the version once, then polls it. */
+  async start(): Promise<void> {
+    await this.poll();
+    const loop = () => {
+      this.timer = setTimeout(() => void this.poll().finally(() => this.timer && loop()), this.opts.pollMs);
+      this.timer.unref();
+    };
+    loop();
+  }
+
+  stop(): void {
+    const t = this.timer;
+    this.timer = undefined;
+    if (t) clearTimeout(t);
+  }
+
+  async poll(): Promise<void> {
+    try {
+      const v = await keyVersion(this.db);
+      if (this.version !== undefined && v !== this.version) this.cache.clear();
+      this.version = v;
+      if (this.pollFailures > 0) this.logger.info({ failures: this.pollFailures }, 'key version poll recovered');
+      this.pollFailures = 0;
+    } catch (err) {
+      if (this.pollFailures++ % 30 === 0) {
+        this.logger.error({ err: { message: (err as Error).message } }, 'key version poll failed');
+      }
+    }
+  }
+
+  async verify(presented: string): Promise<AuthResult> {
+    if (!looksLikeKey(presented)) return { status: 'unknown' };
+    const prefix = displayPrefix(presented);
+    let rows: KeyRow[];
+    const cached = this.cache.get(prefix);
+    if (cached && cached.expiresAt > Date.now()) {
+      rows = cached.rows;
+    } else {
+      try {
+        rows = await this.load(prefix);
+      } catch (err) {
+        if (!cached) {
+          this.logger.error({ err: { message: (err as Error).message } }, 'key lookup failed');
+          return { status: 'unavailable' };
+        }
+        rows = cached.rows;
+      }
+    }
+    const hash = hashKey(presented);
+    let match: KeyRow | undefined;
+    for (const row of rows) {
+      // Every candidate is compared, in constant time, whatever the earlier results.
+      if (row.keyHash.length === hash.length && timingSafeEqual(row.keyHash, hash)) match = row;
+    }
+    if (!match) return { status: 'unknown' };
+    if (match.revokedAt) return { status: 'revoked' };
+    return {
+      status: 'valid',
+      key: { id: match.id, rateLimitPerMinute: match.rateLimitPerMinute, burstPerSecond: match.burstPerSecond },
+    };
+  }
+
+  private load(prefix: string): Promise<KeyRow[]> {
+    let p = this.inflight.get(prefix);
+    if (!p) {
+      const versionAtStart = this.version;
+      this.metrics.keyLookups.inc();
+      p = findByPrefix(this.db, prefix)
+        .then((rows) => {
+          // A change seen while the query ran may not be in its result: do not cache it.
+          if (this.version === versionAtStart) {
+            if (this.cache.size >= this.maxEntries) {
+              const oldest = this.cache.keys().next().value;
+              if (oldest !== undefined) this.cache.delete(oldest);
+            }
+            this.cache.delete(prefix);
+            this.cache.set(prefix, { rows, expiresAt: Date.now() + this.opts.cacheTtlMs });
+          }
+          return rows;
+        })
+        .finally(() => this.inflight.delete(prefix));
+      this.inflight.set(prefix, p);
+    }
+    return p;
+  }
+}

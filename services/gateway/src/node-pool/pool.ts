@@ -1,0 +1,135 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { Logger } from '@bda/common';
+import type { GatewayMetrics } from '../metrics';
+
+export interface PoolOptions {
+  /** Consecutive failures (connect error, 5xx, timeout) before a passive ejection. */
+  ejectAfter: number;
+  /** First ejection time; doubled on each ejection that follows closely on the last one. */
+  ejectBaseMs: number;
+  ejectMaxMs: number;
+  /** Keep-alive sockets per member and process. */
+  maxSockets: number;
+}
+
+type HealthState = 'unknown' | 'healthy' | 'unhealthy';
+
+/** One upstream server: a node of the pool or an api replica. */
+export class Member {
+  /** Origin without credentials: the label in logs and metrics. */
+  readonly name: string;
+  readonly hostHeader: string;
+  readonly agent: http.Agent;
+  readonly request: typeof http.request;
+  readonly hostname: string;
+  readonly port: number;
+  readonly auth: string | undefined;
+  health: HealthState = 'unknown';
+  healthReason = '';
+  healthPasses = 0;
+  healthFails = 0;
+  consecutiveFailures = 0;
+  ejections = 0;
+  ejectedUntil = 0;
+  inFlight = 0;
+  tip: number | undefined;
+
+  constructor(url: string, opts: PoolOptions) {
+    const u = new URL(url);
+    const tls = u.protocol === 'https:';
+    this.name = `${u.protocol}//${u.host}`;
+    this.hostHeader = u.host;
+    this.hostname = u.hostname.replace(/^\[|\]$/g, '');
+    this.port = Number(u.port || (tls ? 443 : 80));
+    this.auth = u.username ? `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}` : undefined;
+    const agentOpts = { keepAlive: true, maxSockets: opts.maxSockets, maxFreeSockets: opts.maxSockets, scheduling: 'lifo' as const };
+    this.agent = tls ? new https.Agent(agentOpts) : new http.Agent(agentOpts);
+    this.request = tls ? https.request : http.request;
+  }
+
+  /** Takes traffic: not marked down by the health checker and not ejected. */
+  available(now: number): boolean {
+    return this.health !== 'unhealthy' && this.ejectedUntil <= now;
+  }
+}
+
+/**
+ * Members, their state and the choice of one per try: power of two choices on in-flight tries among the
+ * available members not tried yet for this request (round-robin start, so idle members share evenly).
+ */
+export class UpstreamPool {
+  readonly members: Member[];
+  private rr = 0;
+
+  constructor(
+    readonly name: 'node' | 'api',
+    urls: readonly string[],
+    private readonly opts: PoolOptions,
+    private readonly logger: Logger,
+    private readonly metrics: Pick<GatewayMetrics, 'upstreamEjections'>,
+  ) {
+    this.members = urls.map((u) => new Member(u, opts));
+  }
+
+  pick(tried?: ReadonlySet<Member>): Member | undefined {
+    const now = Date.now();
+    let candidates: Member[] | undefined;
+    // Fast path: every member available and none tried.
+    if (!tried || tried.size === 0) {
+      let all = true;
+      for (const m of this.members) if (!m.available(now)) all = false;
+      if (all) candidates = this.members;
+    }
+    if (!candidates) candidates = this.members.filter((m) => m.available(now) && !tried?.has(m));
+    const c = candidates.length;
+    if (c === 0) return undefined;
+    if (c === 1) return candidates[0];
+    const i = this.rr++ % c;
+    if (this.rr >= 1 << 30) this.rr = 0;
+    const j = (i + 1 + Math.floor(Math.random() * (c - 1))) % c;
+    const a = candidates[i]!;
+    const b = candidates[j]!;
+    return b.inFlight < a.inFlight ? b : a;
+  }
+
+  availableCount(): number {
+    const now = Date.now();
+    return this.members.filter((m) => m.available(now)).length;
+  }
+
+  reportSuccess(m: Member): void {
+    m.consecutiveFailures = 0;
+  }
+
+  /** A connect error, 5xx or timeout; enough in a row ejects the member for a time that grows with repeats. */
+  reportFailure(m: Member, outcome: string): void {
+    m.consecutiveFailures++;
+    const now = Date.now();
+    if (m.consecutiveFailures < this.opts.ejectAfter || m.ejectedUntil > now) return;
+    // Ejections close together grow the time; a member that stayed good for the longest time starts over.
+    const sinceLast = m.ejectedUntil === 0 ? Infinity : now - m.ejectedUntil;
+    m.ejections = sinceLast > this.opts.ejectMaxMs ? 1 : m.ejections + 1;
+    const ms = Math.min(this.opts.ejectMaxMs, this.opts.ejectBaseMs * 2 ** (m.ejections - 1));
+    m.ejectedUntil = now + ms;
+    m.consecutiveFailures = 0;
+    this.metrics.upstreamEjections.labels(this.name, m.name).inc();
+    this.logger.warn({ pool: this.name, member: m.name, outcome, ejectedMs: ms, ejections: m.ejections }, 'upstream ejected');
+  }
+
+  /** Set by the active health checker. */
+  setHealth(m: Member, healthy: boolean, reason: string): void {
+    const next: HealthState = healthy ? 'healthy' : 'unhealthy';
+    if (m.health === next) return;
+    const prev = m.health;
+    m.health = next;
+    m.healthReason = reason;
+    const log = { pool: this.name, member: m.name, reason, tip: m.tip };
+    if (next === 'unhealthy') this.logger.warn(log, 'upstream marked down');
+    else if (prev === 'unhealthy') this.logger.info(log, 'upstream back up');
+  }
+
+  destroy(): void {
+    for (const m of this.members) m.agent.destroy();
+  }
+}

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { replayEvents } from '../../scripts/lib/replay-events';
+import { loadFixture } from '../support/fixtures';
+import { RECEIPT_TIME_COLUMNS, tableChecksums } from '../support/table-checksums';
+import { TestSystem } from '../support/test-system';
+
+const REORG = 'mainnet-reorg-scenario1.tsv';
+
+describe('fork choice on real mainnet forks', () => {
+  let sys: TestSystem;
+  beforeAll(async () => {
+    sys = await TestSystem.start({ bus: 'postgres', serverUrl: inject('databaseUrl'), kafkaBrokers: inject('kafkaBrokers') });
+    await replayEvents(loadFixture(REORG), { observerUrl: sys.observerUrl, maxRetryMs: 30_000 });
+    await sys.waitForCaughtUp();
+  });
+  afterAll(() => sys?.stop());
+
+  it('leaves exactly three of the fifty blocks non-canonical', async () => {
+    const rows: Array<{ canonical: boolean; n: string }> = await sys.db('blocks').select('canonical').count({ n: '*' }).groupBy('canonical');
+    const byFlag = Object.fromEntries(rows.map((r) => [String(r.canonical), Number(r.n)]));
+    expect(byFlag).toEqual({ true: 47, false: 3 });
+  });
+
+  it('serves none of the orphaned transactions or events from any read endpoint', async () => {
+    const orphanedTxs: Array<{ tx_id: string; sender_address: string }> = await sys
+      .db('txs')
+      .where({ canonical: false })
+      .whereNotIn('tx_id', sys.db('txs').where({ canonical: true }).select('tx_id'))
+      .select('tx_id', 'sender_address');
+    expect(orphanedTxs.length).toBeGreaterThan(0);
+    for (const tx of orphanedTxs) {
+      const res = await fetch(`${sys.gatewayUrl}/extended/v1/tx/${tx.tx_id}`);
+      const body = (await res.json()) as { tx_status?: string };
+      // Never as mined; at most back in the mempool, waiting to be mined again.
+      if (res.status === 200) expect(body.tx_status).toBe('pending');
+      else expect(res.status).toBe(404);
+      const history = (await (await fetch(`${sys.gatewayUrl}/extended/v1/address/${tx.sender_address}/transactions?limit=50`)).json()) as {
+        results: Array<{ tx_id: string }>;
+      };
+      expect(history.results.map((r) => r.tx_id)).not.toContain(tx.tx_id);
+    }
+    const orphanedBlocks: Array<{ block_height: number; index_block_hash: string }> = await sys
+      .db('blocks')
+      .where({ canonical: false })
+      .select('block_height', 'index_block_hash');
+    for (const b of orphanedBlocks) {
+      const res = (await (await fetch(`${sys.gatewayUrl}/extended/v2/blocks/${b.block_height}`)).json()) as { index_block_hash: string };
+      expect(res.index_block_hash).not.toBe(b.index_block_hash);
+    }
+    // Events of orphaned blocks are flagged with their block.
+    const leaked = await sys.db('events').where({ canonical: true }).whereIn('index_block_hash', orphanedBlocks.map((b) => b.index_block_hash));
+    expect(leaked).toEqual([]);
+  });
+
+  it('changes no table when the same file is replayed again', async () => {
+    const before = await tableChecksums(sys.db);
+    await replayEvents(loadFixture(REORG), { observerUrl: sys.observerUrl, maxRetryMs: 30_000 });
+    await sys.waitForCaughtUp();
+    expect(await tableChecksums(sys.db)).toEqual(before);
+  });
+
+  it('ends with the same tables when every row of the file arrives twice', async () => {
+    const doubled = await TestSystem.start({
+      bus: 'postgres',
+      serverUrl: inject('databaseUrl'),
+      kafkaBrokers: inject('kafkaBrokers'),
+      services: ['indexer', 'observer'],
+    });
+    try {
+      await replayEvents(
+        loadFixture(REORG).flatMap((e) => [e, e]),
+        { observerUrl: doubled.observerUrl, maxRetryMs: 30_000 },
+      );
+      await doubled.waitForCaughtUp();
+      expect(await tableChecksums(doubled.db, RECEIPT_TIME_COLUMNS)).toEqual(await tableChecksums(sys.db, RECEIPT_TIME_COLUMNS));
+    } finally {
+      await doubled.stop();
+    }
+  });
+});
+
+describe('a block that arrives before its parent', () => {
+  let sys: TestSystem;
+  beforeAll(async () => {
+    sys = await TestSystem.start({
+      bus: 'postgres',
+      serverUrl: inject('databaseUrl'),
+      kafkaBrokers: inject('kafkaBrokers'),
+      services: ['indexer', 'observer'],
+    });
+  });
+  afterAll(() => sys?.stop());
+
+  it('is parked while the stream goes on, and applied once the parent arrives', async () => {
+    const blocks = loadFixture('mocknet.tsv').filter((e) => e.path === '/new_block');
+    const heightOf = (e: { body: string }) => (JSON.parse(e.body) as { block_height: number }).block_height;
+    const byHeight = new Map(blocks.map((b) => [heightOf(b), b]));
+    // 1..5, then 7 and 8 (their parent 6 is missing), then a burn block, then 6.
+    await replayEvents([1, 2, 3, 4, 5, 7, 8].map((h) => byHeight.get(h)!), { observerUrl: sys.observerUrl });
+    await sys.waitForCaughtUp();
+    expect((await sys.db('chain_tip').first()).block_height).toBe(5);
+    expect(await sys.db('parked_blocks').pluck('block_height')).toEqual(expect.arrayContaining([7, 8]));
+    await replayEvents([byHeight.get(6)!, byHeight.get(9)!], { observerUrl: sys.observerUrl });
+    await sys.waitForCaughtUp();
+    expect((await sys.db('chain_tip').first()).block_height).toBe(9);
+    expect(await sys.db('parked_blocks').count({ n: '*' })).toEqual([{ n: '0' }]);
+    const canonical = await sys.db('blocks').where({ canonical: true }).orderBy('block_height').pluck('block_height');
+    expect(canonical).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+});
