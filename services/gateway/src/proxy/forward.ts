@@ -37,6 +37,12 @@ export interface ForwardContext {
   /** Member that answered (or the last one tried). */
   member?: string;
   tries: number;
+  /**
+   * The gateway's own response headers (request id, rate limits), flat name/value pairs. They are written
+   * together with the upstream's in one `writeHead` call: mixing `setHeader` with an array of raw headers
+   * would fold repeated upstream headers such as `set-cookie`.
+   */
+  responseHeaders: string[];
 }
 
 type Outcome = 'ok' | 'http_5xx' | 'connect_error' | 'timeout' | 'reset' | 'bad_response';
@@ -150,7 +156,7 @@ export class Forwarder {
         this.metrics.upstreamTries.labels(this.pool.name, member.name, 'ok').inc();
         this.pool.reportSuccess(member);
       }
-      this.relay(r.res, r.preq, res);
+      this.relay(r.res, r.preq, res, ctx.responseHeaders);
       return undefined;
     }
     const what = this.pool.name === 'node' ? 'node' : 'api replica';
@@ -284,14 +290,17 @@ export class Forwarder {
   }
 
   /** Streams the upstream answer to the client with the gateway's own headers (rate limits, request id). */
-  private relay(pres: IncomingMessage, preq: ClientRequest, res: ServerResponse): void {
+  private relay(pres: IncomingMessage, preq: ClientRequest, res: ServerResponse, own: string[]): void {
     const raw = pres.rawHeaders;
     const out: string[] = [];
+    const ownNames = new Set<string>();
+    for (let i = 0; i < own.length; i += 2) ownNames.add(own[i]!);
     for (let i = 0; i < raw.length; i += 2) {
       const lower = raw[i]!.toLowerCase();
-      if (HOP_BY_HOP.has(lower) || lower === 'x-request-id') continue;
+      if (HOP_BY_HOP.has(lower) || ownNames.has(lower)) continue;
       out.push(raw[i]!, raw[i + 1]!);
     }
+    for (let i = 0; i < own.length; i++) out.push(own[i]!);
     res.writeHead(pres.statusCode ?? 502, pres.statusMessage, out as unknown as OutgoingHttpHeaders);
     // An upstream that stalls mid-body is cut after the try timeout of silence.
     const idle = setTimeout(() => preq.destroy(new Error('upstream body stalled')), this.settings.tryTimeoutMs);
