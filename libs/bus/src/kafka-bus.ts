@@ -87,6 +87,7 @@ const DEFAULT_MAX_MESSAGE_BYTES = 100 * 1024 * 1024;
 const DEFAULT_FETCH_MAX_BYTES = 32 * 1024 * 1024;
 /** Kafka's own single partition per topic: the chain order is the log order. */
 const PARTITION = 0;
+const UNKNOWN_TOPIC = new Set(['UNKNOWN_TOPIC_OR_PARTITION']);
 const REJECTED_TYPES = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE', 'INVALID_RECORD', 'CORRUPT_MESSAGE']);
 
 function sanitizeName(name: string): string {
@@ -270,6 +271,8 @@ export class KafkaBus implements Bus {
       const p = offsets.find((o) => o.partition === PARTITION);
       return p ? BigInt(p.high) - 1n : -1n;
     } catch (err) {
+      // Like the PostgreSQL log, a topic nobody created yet is simply empty.
+      if (protocolErrorType(err, UNKNOWN_TOPIC)) return -1n;
       throw toUnavailable('cannot read the Kafka topic offsets', err);
     }
   }
@@ -412,10 +415,12 @@ class KafkaBusProducer implements BusProducer {
 /**
  * A consumer-group member reading one topic. Where it resumes is decided by `lastApplied` (the indexer's
  * database), never by Kafka's committed offset alone:
- * - at start and after every (re)assignment (`GROUP_JOIN`), after a failed handler and whenever a batch does
- *   not start where the previous one ended, the next batch first asks `lastApplied()`;
- * - records at or before it are skipped; when Kafka would start later than `lastApplied + 1` the consumer
- *   seeks back there (once per target: a later start after that means the records are gone, e.g. retention);
+ * - at start and after every (re)assignment (`GROUP_JOIN`) it asks `lastApplied()` and seeks to
+ *   `lastApplied + 1`; batches fetched before that seek are dropped (kafkajs fetches again from there);
+ * - after a failed handler, and whenever a batch does not start where the previous one ended, the next batch
+ *   asks `lastApplied()` again: records at or before it are skipped, and when Kafka would start later than
+ *   `lastApplied + 1` the consumer seeks back there (once per target: a later start after that means the
+ *   records are gone from the topic, e.g. retention);
  * - a failing `handleBatch` resolves nothing: after a back-off the same records are fetched again.
  * Offsets are committed to Kafka after each successful kafkajs batch (for lag tooling and a quick restart).
  */
@@ -428,9 +433,13 @@ class KafkaBusConsumer implements BusConsumer {
   private next?: bigint;
   private soughtTo?: bigint;
   private backoffMs: number;
-  private wake?: () => void;
+  /** Wakes the back-off sleeps when stopping. */
+  private readonly wakers = new Set<() => void>();
   private relaunching?: Promise<void>;
   private warnedPartitions = false;
+  /** Counts assignments; a position sync for an older one gives up. */
+  private generation = 0;
+  private pendingSync?: Promise<void>;
 
   constructor(
     private readonly bus: KafkaBus,
@@ -473,10 +482,9 @@ class KafkaBusConsumer implements BusConsumer {
     consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
       this.next = undefined;
       this.soughtTo = undefined;
-      this.log.info(
-        { topic, groupId: payload.groupId, memberId: payload.memberId, assignment: payload.memberAssignment },
-        'kafka consumer joined the group',
-      );
+      const assigned = payload.memberAssignment[topic]?.includes(PARTITION) ?? false;
+      this.log.info({ topic, groupId: payload.groupId, memberId: payload.memberId, assigned }, 'kafka consumer joined the group');
+      if (assigned) this.syncAfterJoin(consumer, topic, opts);
     });
     consumer.on(consumer.events.CRASH, ({ payload }) => {
       this.next = undefined;
@@ -494,7 +502,7 @@ class KafkaBusConsumer implements BusConsumer {
         autoCommit: true,
         eachBatchAutoResolve: false,
         partitionsConsumedConcurrently: 1,
-        eachBatch: (payload) => this.onBatch(payload),
+        eachBatch: (payload) => this.onBatch(consumer, payload),
       });
     } catch (err) {
       await consumer.disconnect().catch(() => {});
@@ -511,9 +519,7 @@ class KafkaBusConsumer implements BusConsumer {
       await old.disconnect().catch(() => {});
       let delay = 1_000;
       while (!this.stopping) {
-        const sleep = interruptibleSleep(delay);
-        this.wake = sleep.wake;
-        await sleep.done;
+        await this.pause(delay);
         if (this.stopping) break;
         try {
           await this.launch();
@@ -529,23 +535,51 @@ class KafkaBusConsumer implements BusConsumer {
     return this.relaunching;
   }
 
-  private onBatch(payload: EachBatchPayload): Promise<void> {
-    const run = this.processBatch(payload);
+  /**
+   * On every assignment: position the consumer at `lastApplied + 1` right away (Kafka's committed offset may be
+   * ahead of the database, and with nothing new to fetch no batch would ever show it). Retried until it works.
+   */
+  private syncAfterJoin(consumer: Consumer, topic: string, opts: ConsumeOptions): void {
+    const generation = ++this.generation;
+    this.pendingSync = (async () => {
+      let delay = this.bus.opts.retryBackoffMs?.initial ?? 500;
+      while (!this.stopping && generation === this.generation) {
+        try {
+          const last = await opts.lastApplied();
+          if (this.stopping || generation !== this.generation) return;
+          const target = last === null ? 0n : last + 1n;
+          this.soughtTo = target;
+          this.next = target;
+          consumer.seek({ topic, partition: PARTITION, offset: target.toString() });
+          this.log.info({ topic, offset: String(target) }, 'kafka consumer positioned at the database position');
+          return;
+        } catch (err) {
+          this.log.error({ err, topic: opts.topic, retryInMs: delay }, 'lastApplied failed after an assignment; retrying');
+          await this.pause(delay);
+          delay = Math.min(delay * 2, this.bus.opts.retryBackoffMs?.max ?? 30_000);
+        }
+      }
+    })().finally(() => {
+      if (generation === this.generation) this.pendingSync = undefined;
+    });
+  }
+
+  private onBatch(consumer: Consumer, payload: EachBatchPayload): Promise<void> {
+    const run = this.processBatch(consumer, payload);
     this.inFlight = run;
     return run.finally(() => {
       if (this.inFlight === run) this.inFlight = undefined;
     });
   }
 
-  private async processBatch({
-    batch,
-    resolveOffset,
-    heartbeat,
-    isRunning,
-    isStale,
-  }: EachBatchPayload): Promise<void> {
+  private async processBatch(
+    consumer: Consumer,
+    { batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload,
+  ): Promise<void> {
     const opts = this.opts;
-    if (!opts || this.stopping || batch.messages.length === 0) return;
+    if (this.pendingSync) await this.pendingSync;
+    // Fetched before the seek to the database position: kafkajs fetches again from there.
+    if (!opts || this.stopping || isStale() || batch.messages.length === 0) return;
     if (batch.partition !== PARTITION) {
       if (!this.warnedPartitions) {
         this.warnedPartitions = true;
@@ -568,9 +602,12 @@ class KafkaBusConsumer implements BusConsumer {
       }
       const target = last === null ? 0n : last + 1n;
       if (fetchedFrom > target && this.soughtTo !== target) {
-        this.log.info({ topic: opts.topic, from: String(fetchedFrom), to: String(target) }, 'kafka consumer seeks back to the database position');
+        this.log.info(
+          { topic: opts.topic, from: String(fetchedFrom), to: String(target) },
+          'kafka consumer seeks back to the database position',
+        );
         this.soughtTo = target;
-        this.consumer?.seek({ topic: batch.topic, partition: PARTITION, offset: target.toString() });
+        consumer.seek({ topic: batch.topic, partition: PARTITION, offset: target.toString() });
         return;
       }
       if (fetchedFrom > target) {
@@ -597,7 +634,7 @@ class KafkaBusConsumer implements BusConsumer {
       return;
     }
 
-    const maxBatch = Math.max(1, opts.maxBatch ?? 500);
+    const maxBatch = Math.max(1, opts.maxBatch ?? 200);
     for (let i = 0; i < records.length; i += maxBatch) {
       if (this.stopping || !isRunning() || isStale()) return;
       const chunk = records.slice(i, i + maxBatch);
@@ -640,12 +677,19 @@ class KafkaBusConsumer implements BusConsumer {
     while (!this.stopping && isRunning()) {
       const left = until - Date.now();
       if (left <= 0) return;
-      const sleep = interruptibleSleep(Math.min(left, every));
-      this.wake = sleep.wake;
-      await sleep.done;
-      this.wake = undefined;
+      await this.pause(Math.min(left, every));
       if (this.stopping) return;
       await heartbeat().catch((err: unknown) => this.log.debug({ err: describe(err) }, 'heartbeat during back-off failed'));
+    }
+  }
+
+  private async pause(ms: number): Promise<void> {
+    const sleep = interruptibleSleep(ms);
+    this.wakers.add(sleep.wake);
+    try {
+      await sleep.done;
+    } finally {
+      this.wakers.delete(sleep.wake);
     }
   }
 
@@ -655,12 +699,15 @@ class KafkaBusConsumer implements BusConsumer {
 
   async stop(): Promise<void> {
     this.stopping = true;
-    this.wake?.();
+    for (const wake of this.wakers) wake();
     await this.relaunching;
+    await this.pendingSync;
     await this.inFlight?.catch(() => {});
     const consumer = this.consumer;
     this.consumer = undefined;
-    await consumer?.disconnect().catch((err: unknown) => this.log.warn({ err: describe(err) }, 'kafka consumer disconnect failed'));
+    await consumer
+      ?.disconnect()
+      .catch((err: unknown) => this.log.warn({ err: describe(err) }, 'kafka consumer disconnect failed'));
     this.onClose();
   }
 }

@@ -41,7 +41,15 @@ describe('decipherRunestone', () => {
         { id: { block: 840_000n, tx: 9 }, amount: 1n, output: 0 },
         { id: { block: 840_001n, tx: 7 }, amount: 4n, output: 1 },
       ],
-      etching: { rune: 99_999_999_999n, spacers: 5, divisibility: 2, symbol: '$', premine: 10n, terms: { amount: 1n, cap: 3n }, turbo: false },
+      etching: {
+        rune: 99_999_999_999n,
+        spacers: 5,
+        divisibility: 2,
+        symbol: '$',
+        premine: 10n,
+        terms: { amount: 1n, cap: 3n },
+        turbo: false,
+      },
     });
   });
 

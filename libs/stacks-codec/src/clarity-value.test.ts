@@ -42,10 +42,9 @@ describe('decodeClarityValue on the fixtures', () => {
   });
 
   it('prints fixture values exactly', () => {
-    const find = (prefix: string) => values.find(v => v.hex.startsWith(prefix))!.hex;
+    const find = (prefix: string) => values.find((v) => v.hex.startsWith(prefix))!.hex;
     expect(decodeClarityValue(find('0x0c00000004056576656e740d0000001d617070726f766564'))).toMatchObject({
-      repr:
-        '(tuple (event "approved-aggregate-public-key") (key 0x02dbfbcd3bdfa62e695dc7a3bf8a0ab37f796398712907e14a6c1298162b657e3d) (reward-cycle u12) (round u1))',
+      repr: '(tuple (event "approved-aggregate-public-key") (key 0x02dbfbcd3bdfa62e695dc7a3bf8a0ab37f796398712907e14a6c1298162b657e3d) (reward-cycle u12) (round u1))',
       typeSignature: '(tuple (event (string-ascii 29)) (key (buff 33)) (reward-cycle uint) (round uint))',
     });
     expect(decodeClarityValue('0x0516661506d48705f932af21abcff23046b216886e84')).toEqual({
@@ -86,7 +85,12 @@ describe('decodeClarityValue: repr and type signature', () => {
     ],
     ['list', Cl.list([Cl.uint(1), Cl.uint(2), Cl.uint(3)]), '(list u1 u2 u3)', '(list 3 uint)'],
     ['empty list', Cl.list([]), '(list)', '(list 0 UnknownType)'],
-    ['list takes the first element type', Cl.list([Cl.none(), Cl.some(Cl.int(1))]), '(list none (some 1))', '(list 2 (optional UnknownType))'],
+    [
+      'list takes the first element type',
+      Cl.list([Cl.none(), Cl.some(Cl.int(1))]),
+      '(list none (some 1))',
+      '(list 2 (optional UnknownType))',
+    ],
     ['none', Cl.none(), 'none', '(optional UnknownType)'],
     ['some', Cl.some(Cl.int(-5)), '(some -5)', '(optional int)'],
     [
@@ -106,7 +110,11 @@ describe('decodeClarityValue: repr and type signature', () => {
   }
 
   it('accepts hex without 0x and upper case, normalizing the returned hex', () => {
-    expect(decodeClarityValue('0703')).toEqual({ hex: '0x0703', repr: '(ok true)', typeSignature: '(response bool UnknownType)' });
+    expect(decodeClarityValue('0703')).toEqual({
+      hex: '0x0703',
+      repr: '(ok true)',
+      typeSignature: '(response bool UnknownType)',
+    });
     expect(decodeClarityValue('0A01' + '00'.repeat(15) + '2A')).toEqual({
       hex: '0x0a01' + '00'.repeat(15) + '2a',
       repr: '(some u42)',
@@ -122,7 +130,7 @@ describe('decodeClarityValue: repr and type signature', () => {
 
   it('decodes an argument list (u32 count + values)', () => {
     const list = '0x00000002' + serializeCV(Cl.uint(5)) + serializeCV(Cl.stringAscii('hi'));
-    expect(decodeClarityValueList(list).map(v => v.repr)).toEqual(['u5', '"hi"']);
+    expect(decodeClarityValueList(list).map((v) => v.repr)).toEqual(['u5', '"hi"']);
     expect(() => decodeClarityValueList('0x00000003' + serializeCV(Cl.uint(5)))).toThrow(DecodeError);
   });
 
@@ -158,7 +166,7 @@ describe('decodeClarityValue on malformed input', () => {
 
   it('only ever throws DecodeError on garbage', () => {
     let seed = 7;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+    const rand = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
     for (let i = 0; i < 3000; i++) {
       const len = 1 + Math.floor(rand() * 60);
       const bytes = Buffer.from(Array.from({ length: len }, () => Math.floor(rand() * (i % 3 === 0 ? 16 : 256))));

@@ -20,10 +20,10 @@ import { type DecodedTransaction, decodeTransaction, txIdFromBytes } from './dec
 import { isValidPrincipal, principalNetwork } from './principal';
 import { fixtureTransactions } from './read-node-events.test-helper';
 
-const rawTxs = fixtureTransactions().filter(t => t.tx.raw_tx !== '0x00');
+const rawTxs = fixtureTransactions().filter((t) => t.tx.raw_tx !== '0x00');
 
 function decodedFixture(txid: string): DecodedTransaction {
-  const found = rawTxs.find(t => t.tx.txid === txid);
+  const found = rawTxs.find((t) => t.tx.txid === txid);
   if (!found) throw new Error(`fixture tx ${txid} not found`);
   return decodeTransaction(found.tx.raw_tx);
 }
@@ -75,8 +75,8 @@ describe('decodeTransaction on every fixture raw_tx', () => {
           if (d.payload.typeId !== 'contract_call') break;
           expect(d.payload.functionName).toBe(p.functionName.content);
           // Same values; the reference API quotes principals ('SP…) where cvToString does not.
-          expect(d.payload.functionArgs.map(a => a.repr.replace(/'(S[0-9A-Z]+)/g, '$1'))).toEqual(
-            p.functionArgs.map(a => cvToString(a)),
+          expect(d.payload.functionArgs.map((a) => a.repr.replace(/'(S[0-9A-Z]+)/g, '$1'))).toEqual(
+            p.functionArgs.map((a) => cvToString(a)),
           );
           break;
         case PayloadType.SmartContract:
@@ -341,7 +341,7 @@ describe('decodeTransaction on constructed transactions', () => {
   });
 
   it('multisig origin gives an SM address', async () => {
-    const publicKeys = [KEY_A, KEY_B, KEY_C].map(k => privateKeyToPublic(k) as string);
+    const publicKeys = [KEY_A, KEY_B, KEY_C].map((k) => privateKeyToPublic(k) as string);
     const tx = await makeSTXTokenTransfer({
       recipient: 'SP3D5EHK8SMJ3MMJWYCAKWJ2H4F1JQX85E33ZJDB9',
       amount: 1n,
@@ -356,9 +356,7 @@ describe('decodeTransaction on constructed transactions', () => {
     const d = decodeTransaction(tx.serialize());
     expect(d.originHashMode).toBe(0x01);
     expect(d.senderAddress).toMatch(/^SM/);
-    expect(d.senderAddress).toBe(
-      addressToString({ type: 0, version: 20, hash160: lib.auth.spendingCondition.signer }),
-    );
+    expect(d.senderAddress).toBe(addressToString({ type: 0, version: 20, hash160: lib.auth.spendingCondition.signer }));
     expect(d.feeRate).toBe(1000n);
   });
 
@@ -371,9 +369,7 @@ describe('decodeTransaction on constructed transactions', () => {
       functionArgs: [Cl.bufferFromAscii('btc'), Cl.stringUtf8('caf\u00e9'), Cl.none(), Cl.list([Cl.int(-1)])],
       postConditions: [
         Pc.origin().willSendGte(10).ustx(),
-        Pc.principal('SP3D5EHK8SMJ3MMJWYCAKWJ2H4F1JQX85E33ZJDB9')
-          .willSendLt(5)
-          .ft('SP000000000000000000002Q6VF78.tok', 'coin'),
+        Pc.principal('SP3D5EHK8SMJ3MMJWYCAKWJ2H4F1JQX85E33ZJDB9').willSendLt(5).ft('SP000000000000000000002Q6VF78.tok', 'coin'),
         Pc.principal('SP000000000000000000002Q6VF78.bns')
           .willNotSendAsset()
           .nft('SP000000000000000000002Q6VF78.bns::names', nftId),
@@ -408,7 +404,7 @@ describe('decodeTransaction on constructed transactions', () => {
         asset_value: { hex: '0x' + serializeCV(nftId), repr: '(tuple (name 0x78) (namespace 0x627463))' },
       },
     ]);
-    expect(d.payload.typeId === 'contract_call' && d.payload.functionArgs.map(a => [a.repr, a.typeSignature])).toEqual([
+    expect(d.payload.typeId === 'contract_call' && d.payload.functionArgs.map((a) => [a.repr, a.typeSignature])).toEqual([
       ['0x627463', '(buff 3)'],
       ['u"caf\\u{c3a9}"', '(string-utf8 16)'],
       ['none', '(optional UnknownType)'],
@@ -440,8 +436,21 @@ describe('decodeTransaction on constructed transactions', () => {
     const h2 = header(1, '22');
     // mainnet, chain 1, standard single-sig P2PKH auth (signer 0x01…, nonce 9, fee 10), on-chain-only, deny, no PCs.
     const raw =
-      '00' + '00000001' + '04' + '00' + '01'.repeat(20) + '0000000000000009' + '000000000000000a' + '00' +
-      'ee'.repeat(65) + '01' + '02' + '00000000' + '03' + h1 + h2;
+      '00' +
+      '00000001' +
+      '04' +
+      '00' +
+      '01'.repeat(20) +
+      '0000000000000009' +
+      '000000000000000a' +
+      '00' +
+      'ee'.repeat(65) +
+      '01' +
+      '02' +
+      '00000000' +
+      '03' +
+      h1 +
+      h2;
     const d = decodeTransaction(raw);
     expect(d.txId).toBe(txIdFromBytes(Buffer.from(raw, 'hex')));
     expect(d.nonce).toBe(9n);
@@ -474,7 +483,7 @@ function addressOf(key: string): string {
 }
 
 describe('decodeTransaction on malformed input', () => {
-  const sample = rawTxs.slice(0, 40).map(t => t.tx.raw_tx.slice(2));
+  const sample = rawTxs.slice(0, 40).map((t) => t.tx.raw_tx.slice(2));
 
   function expectDecodeError(hex: string): void {
     let thrown: unknown;
@@ -502,7 +511,7 @@ describe('decodeTransaction on malformed input', () => {
 
   it('never throws anything but DecodeError on random garbage or flipped bytes', () => {
     let seed = 42;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+    const rand = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
     for (let i = 0; i < 2000; i++) {
       const len = Math.floor(rand() * 300);
       const bytes = Array.from({ length: len }, () => Math.floor(rand() * 256));
@@ -518,7 +527,8 @@ describe('decodeTransaction on malformed input', () => {
       const bytes = Buffer.from(hex, 'hex');
       for (let i = 0; i < 30; i++) {
         const copy = Buffer.from(bytes);
-        copy[Math.floor(rand() * copy.length)] ^= 1 << Math.floor(rand() * 8);
+        const at = Math.floor(rand() * copy.length);
+        copy[at] = copy[at]! ^ (1 << Math.floor(rand() * 8));
         try {
           decodeTransaction(copy.toString('hex'));
         } catch (err) {

@@ -29,7 +29,9 @@ let cache: RecordedEvent[] | undefined;
 export function readNodeEvents(): RecordedEvent[] {
   if (cache) return cache;
   const out: RecordedEvent[] = [];
-  for (const file of readdirSync(FIXTURE_DIR).filter(f => f.endsWith('.tsv')).sort()) {
+  for (const file of readdirSync(FIXTURE_DIR)
+    .filter((f) => f.endsWith('.tsv'))
+    .sort()) {
     for (const line of readFileSync(FIXTURE_DIR + file, 'utf8').split('\n')) {
       if (!line.trim()) continue;
       const [id, , path, body] = line.split('\t');

@@ -113,7 +113,10 @@ function cdsArchive(java: string, libs: string): string | undefined {
   if (process.env.KAFKA_CDS === '0') return undefined;
   try {
     const real = realpathSync(java);
-    const key = createHash('sha1').update(`${real}\n${statSync(real).mtimeMs}\n${libs}`).digest('hex').slice(0, 12);
+    const key = createHash('sha1')
+      .update(`${real}\n${statSync(real).mtimeMs}\n${libs}`)
+      .digest('hex')
+      .slice(0, 12);
     return join(dirname(libs), `cds-${key}.jsa`);
   } catch {
     return undefined;
@@ -253,7 +256,19 @@ export async function startKafka(opts: StartKafkaOptions): Promise<RunningKafka>
   if (!existsSync(join(dataDir, 'kraft', 'meta.properties'))) {
     const fmt = spawnSync(
       java,
-      [...jvmCommon, ...cdsUse(), '-Xmx256m', '-cp', classpath, 'kafka.tools.StorageTool', 'format', '-t', st.clusterId, '-c', propsFile],
+      [
+        ...jvmCommon,
+        ...cdsUse(),
+        '-Xmx256m',
+        '-cp',
+        classpath,
+        'kafka.tools.StorageTool',
+        'format',
+        '-t',
+        st.clusterId,
+        '-c',
+        propsFile,
+      ],
       { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
     );
     if (fmt.status !== 0) {

@@ -15,6 +15,8 @@ export const apiEnvSchema = z
     API_DB_POOL: z.coerce.number().int().min(1).max(500).default(10),
     /** Per-statement timeout in ms; a slow query becomes a 500 instead of holding a connection forever. */
     API_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+    /** Directory with `openapi.json` and `components/` (default: the repository's `schemas/`); set it in images. */
+    API_SCHEMAS_DIR: z.string().min(1).optional(),
     /** pino log level. */
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** Default page size of transaction lists (address history, mempool). The reference API uses 20. */

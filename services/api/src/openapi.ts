@@ -99,8 +99,7 @@ function applyLimits(doc: JsonObject, limits: PageLimits): void {
   setLimit(params['TxLimit'] as JsonObject | undefined, limits.tx);
   setLimit(params['BlockLimit'] as JsonObject | undefined, limits.block);
   const txGet = ((doc['paths'] as JsonObject)['/extended/v1/tx/{tx_id}'] as JsonObject | undefined)?.['get'] as
-    | JsonObject
-    | undefined;
+    JsonObject | undefined;
   const eventLimit = (txGet?.['parameters'] as JsonObject[] | undefined)?.find((p) => p['name'] === 'event_limit');
   setLimit(eventLimit, limits.event);
 }

@@ -32,7 +32,7 @@ export const DEFAULT_NODE_ROUTES = [
  */
 export const envSchema = z.object({
   /** Port the gateway listens on (all workers share it). */
-  PORT: envPort.default(3999),
+  GATEWAY_PORT: envPort.default(3999),
   /** Interface to bind. */
   HOST: z.string().default('0.0.0.0'),
   /** Worker processes (node:cluster); 1 runs everything in one process. Default: one per core. */
@@ -72,18 +72,10 @@ export const envSchema = z.object({
   /** Rosetta `Error.code` of a limited request. */
   ROSETTA_LIMITED_CODE: nonNegativeInt.default(429),
 
-  /** `X-Forwarded-For` trust: a hop count (0 = ignore the header) or comma-separated CIDRs of our proxies. */
-  TRUST_PROXY: z
-    .string()
-    .default('0')
-    .transform((v, ctx) => {
-      try {
-        return parseTrustProxy(v);
-      } catch (err) {
-        ctx.addIssue({ code: z.ZodIssueCode.custom, message: (err as Error).message });
-        return z.NEVER;
-      }
-    }),
+  /** Proxies we run in front of the gateway: that many `X-Forwarded-For` entries are believed (0 = none). */
+  TRUSTED_PROXY_HOPS: nonNegativeInt.default(0),
+  /** Or: comma-separated addresses/CIDRs of our proxies (instead of a hop count). */
+  TRUSTED_PROXY_CIDRS: z.string().optional(),
 
   /** Key cache lifetime per process (revocations propagate faster, through the version poll). */
   KEY_CACHE_TTL_MS: positiveInt.default(60_000),
@@ -140,9 +132,20 @@ export const envSchema = z.object({
   UPSTREAM_MAX_SOCKETS: positiveInt.default(256),
 });
 
-export type GatewayEnv = z.infer<typeof envSchema>;
+/** The parsed environment plus the derived `X-Forwarded-For` trust. */
+export type GatewayEnv = z.infer<typeof envSchema> & { trustProxy: TrustProxy };
 export type { RouteSpec, TrustProxy };
 
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): GatewayEnv {
-  return parseEnv(envSchema, source);
+  const env = parseEnv(envSchema, source);
+  if (env.TRUSTED_PROXY_CIDRS && env.TRUSTED_PROXY_HOPS > 0) {
+    throw new Error('invalid configuration:\n  set TRUSTED_PROXY_HOPS or TRUSTED_PROXY_CIDRS, not both');
+  }
+  let trustProxy: TrustProxy;
+  try {
+    trustProxy = env.TRUSTED_PROXY_CIDRS ? parseTrustProxy(env.TRUSTED_PROXY_CIDRS) : { kind: 'hops', hops: env.TRUSTED_PROXY_HOPS };
+  } catch (err) {
+    throw new Error(`invalid configuration:\n  TRUSTED_PROXY_CIDRS: ${(err as Error).message}`);
+  }
+  return { ...env, trustProxy };
 }

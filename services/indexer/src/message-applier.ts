@@ -4,6 +4,11 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { decodeEnvelope, type BusRecord, type Envelope } from '@bda/bus';
 import { isRetriable } from './apply-error';
 
+interface BatchOutcome {
+  counts: Array<['applied' | 'dead', string]>;
+  last: bigint | null;
+}
+
 /** Applies one decoded envelope inside the given transaction. */
 export type EnvelopeHandler = (trx: Knex.Transaction, envelope: Envelope) => Promise<void>;
 
@@ -20,7 +25,9 @@ export interface MessageApplierOptions {
  * Applies bus records exactly once. A batch runs in one transaction that also moves the consumed
  * position, so a crash anywhere leaves either all of it or none of it. Each record runs inside its own
  * savepoint: a record that cannot be applied is rolled back alone and stored as a dead letter with its
- * reason, and the stream goes on. Records at or below the stored position are skipped (redelivery).
+ * reason, and the stream goes on. Savepoints cost round trips, so a batch first runs without them and
+ * is redone record by record only when something in it fails. Records at or below the stored position
+ * are skipped (redelivery).
  */
 export class MessageApplier {
   private readonly applied: Counter<'path'>;
@@ -67,7 +74,23 @@ export class MessageApplier {
   async applyBatch(records: BusRecord[]): Promise<void> {
     if (records.length === 0) return;
     const end = this.batchSeconds.startTimer();
-    const counts: Array<['applied' | 'dead', string]> = [];
+    let outcome: BatchOutcome;
+    try {
+      // Fast path: the whole batch in one transaction, no savepoints.
+      outcome = await this.runBatch(records, false);
+    } catch (err) {
+      if (isRetriable(err)) throw err;
+      // Some record cannot be applied: redo the batch with a savepoint per record, so that record alone
+      // is rolled back and dead-lettered.
+      outcome = await this.runBatch(records, true);
+    }
+    end();
+    for (const [kind, path] of outcome.counts) (kind === 'applied' ? this.applied : this.deadLetters).inc({ path });
+    if (outcome.last !== null) this.position.set({ topic: this.opts.positionKey }, Number(outcome.last));
+  }
+
+  private async runBatch(records: BusRecord[], isolate: boolean): Promise<BatchOutcome> {
+    const counts: BatchOutcome['counts'] = [];
     let last: bigint | null = null;
     await this.opts.db.transaction(async (trx) => {
       // The bus is the durable source of truth and the position commits with the data, so a lost
@@ -80,7 +103,7 @@ export class MessageApplier {
       const stored = row ? BigInt(row.position) : -1n;
       for (const record of records) {
         if (record.position <= stored) continue;
-        counts.push(await this.applyOne(trx, record));
+        counts.push(isolate ? await this.applyIsolated(trx, record) : await this.applyDirect(trx, record));
         last = record.position;
       }
       if (last !== null) {
@@ -90,12 +113,16 @@ export class MessageApplier {
           .merge();
       }
     });
-    end();
-    for (const [kind, path] of counts) (kind === 'applied' ? this.applied : this.deadLetters).inc({ path });
-    if (last !== null) this.position.set({ topic: this.opts.positionKey }, Number(last));
+    return { counts, last };
   }
 
-  private async applyOne(trx: Knex.Transaction, record: BusRecord): Promise<['applied' | 'dead', string]> {
+  private async applyDirect(trx: Knex.Transaction, record: BusRecord): Promise<['applied', string]> {
+    const envelope = decodeEnvelope(record.value);
+    await this.opts.handle(trx, envelope);
+    return ['applied', envelope.path];
+  }
+
+  private async applyIsolated(trx: Knex.Transaction, record: BusRecord): Promise<['applied' | 'dead', string]> {
     let envelope: Envelope;
     try {
       envelope = decodeEnvelope(record.value);

@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import type { DbBlock } from '@bda/db';
 
-/** The block columns the api serves (signer signatures and arrival order stay in the database). */
-export type DbBlockRow = Omit<DbBlock, 'signer_signature' | 'seen_order'>;
+/** The block columns the api serves (signer signatures stay in the database). */
+export type DbBlockRow = Omit<DbBlock, 'signer_signature'>;
 
-const BLOCK_COLUMNS = [
+const BLOCK_COLUMNS: string[] = [
   'index_block_hash',
   'block_hash',
   'block_height',
@@ -27,7 +27,7 @@ const BLOCK_COLUMNS = [
   'execution_cost_write_count',
   'execution_cost_write_length',
   'canonical',
-] as const;
+];
 
 /**
  * Canonical blocks with `low <= height <= high`, newest first. Canonical heights are contiguous, so a page is a
@@ -35,25 +35,26 @@ const BLOCK_COLUMNS = [
  */
 export async function getCanonicalBlocksInHeightRange(db: Knex, low: number, high: number): Promise<DbBlockRow[]> {
   if (high < low) return [];
-  return db<DbBlockRow>('blocks')
+  return (await db('blocks')
     .select(BLOCK_COLUMNS)
     .where('canonical', true)
     .whereBetween('block_height', [low, high])
-    .orderBy('block_height', 'desc');
+    .orderBy('block_height', 'desc')) as DbBlockRow[];
 }
 
 export async function getCanonicalBlockByHeight(db: Knex, height: number): Promise<DbBlockRow | null> {
-  const row = await db<DbBlockRow>('blocks').select(BLOCK_COLUMNS).where({ canonical: true, block_height: height }).first();
+  const row = (await db('blocks').select(BLOCK_COLUMNS).where({ canonical: true, block_height: height }).first()) as
+    DbBlockRow | undefined;
   return row ?? null;
 }
 
 /** The canonical block whose block hash or index block hash is `hash` (`0x` lower-case hex). */
 export async function getCanonicalBlockByHash(db: Knex, hash: string): Promise<DbBlockRow | null> {
-  const row = await db<DbBlockRow>('blocks')
+  const row = (await db('blocks')
     .select(BLOCK_COLUMNS)
     .where('canonical', true)
     .andWhere((q) => q.where('index_block_hash', hash).orWhere('block_hash', hash))
     .orderBy('block_height', 'desc')
-    .first();
+    .first()) as DbBlockRow | undefined;
   return row ?? null;
 }

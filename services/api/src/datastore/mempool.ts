@@ -23,7 +23,7 @@ const MEMPOOL_COLUMNS = [
 
 /** A transaction the mempool knows, whatever its status (primary key lookup). */
 export async function getMempoolTx(db: Knex, txId: string): Promise<DbMempoolTxRow | null> {
-  const row = await db<DbMempoolTxRow>('mempool_txs').select(MEMPOOL_COLUMNS).where('tx_id', txId).first();
+  const row = (await db('mempool_txs').select(MEMPOOL_COLUMNS).where('tx_id', txId).first()) as DbMempoolTxRow | undefined;
   return row ?? null;
 }
 
@@ -35,15 +35,15 @@ export async function getPendingMempoolTxs(
   db: Knex,
   opts: { limit: number; offset: number; senderAddress?: string },
 ): Promise<DbMempoolTxRow[]> {
-  const q = db<DbMempoolTxRow>('mempool_txs').select(MEMPOOL_COLUMNS).where('status', 'pending');
+  const q = db('mempool_txs').select(MEMPOOL_COLUMNS).where('status', 'pending');
   if (opts.senderAddress !== undefined) q.andWhere('sender_address', opts.senderAddress);
-  return q
+  return (await q
     .orderBy([
       { column: 'receipt_time', order: 'desc' },
       { column: 'tx_id', order: 'asc' },
     ])
     .limit(opts.limit)
-    .offset(opts.offset);
+    .offset(opts.offset)) as DbMempoolTxRow[];
 }
 
 /**

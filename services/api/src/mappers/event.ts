@@ -3,7 +3,10 @@ import type { AssetEventType, ClarityValueResponse, TransactionEventResponse } f
 import { clarityValueView } from '../codec';
 import { int } from './common';
 
-const ASSET_EVENTS: Record<string, { event_type: 'stx_asset' | 'fungible_token_asset' | 'non_fungible_token_asset'; asset_event_type: AssetEventType }> = {
+const ASSET_EVENTS: Record<
+  string,
+  { event_type: 'stx_asset' | 'fungible_token_asset' | 'non_fungible_token_asset'; asset_event_type: AssetEventType }
+> = {
   stx_transfer_event: { event_type: 'stx_asset', asset_event_type: 'transfer' },
   stx_mint_event: { event_type: 'stx_asset', asset_event_type: 'mint' },
   stx_burn_event: { event_type: 'stx_asset', asset_event_type: 'burn' },

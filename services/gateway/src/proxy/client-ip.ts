@@ -16,10 +16,10 @@ export function parseTrustProxy(value: string): TrustProxy {
     if (!entry) continue;
     const [addr, bits] = entry.split('/');
     const family = isIP(addr ?? '');
-    if (!family) throw new Error(`TRUST_PROXY entry "${entry}" is neither a hop count nor an IP or CIDR`);
+    if (!family) throw new Error(`entry "${entry}" is neither a hop count nor an IP or CIDR`);
     const max = family === 4 ? 32 : 128;
     const prefix = bits === undefined ? max : Number(bits);
-    if (!Number.isInteger(prefix) || prefix < 0 || prefix > max) throw new Error(`TRUST_PROXY entry "${entry}" has a bad prefix`);
+    if (!Number.isInteger(prefix) || prefix < 0 || prefix > max) throw new Error(`entry "${entry}" has a bad prefix`);
     list.addSubnet(addr!, prefix, family === 4 ? 'ipv4' : 'ipv6');
   }
   return { kind: 'cidrs', list, text: v };

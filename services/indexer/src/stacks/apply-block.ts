@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { makeCanonical, refreshChainTip } from './fork-choice';
-import { addAddressTxs, markMempoolMined } from './read-models';
+import { advanceChainTip, makeCanonical, refreshChainTip } from './fork-choice';
+import { addCanonicalBlockReadModels } from './read-models';
 import type { NodeBlock, NodeTx } from './node-payloads';
 import { normalizeHex, sanitizeJson, sanitizeText } from './sanitize';
 import { eventRow } from './event-rows';
@@ -8,6 +8,15 @@ import { decodeTxFields } from './tx-fields';
 
 const ZERO_HASH = /^0x0*$/;
 const INSERT_CHUNK = 500;
+
+interface BlockContext {
+  known: boolean;
+  parent_canonical: boolean | null;
+  tip_hash: string | null;
+  tip_height: number | null;
+  parent_has_microblocks: boolean;
+  has_parked_children: boolean;
+}
 
 export interface ApplyResult {
   outcome: 'applied' | 'duplicate' | 'parked';
@@ -21,18 +30,24 @@ export interface ApplyResult {
  */
 export async function applyNewBlock(trx: Knex.Transaction, block: NodeBlock, receivedAt: string): Promise<ApplyResult> {
   const hash = normalizeHex(block.index_block_hash);
-  if (await trx('blocks').where({ index_block_hash: hash }).first('index_block_hash')) return { outcome: 'duplicate' };
-
   const parentHash = normalizeHex(block.parent_index_block_hash);
-  const parent = await trx('blocks')
-    .where({ index_block_hash: parentHash })
-    .first<{ canonical: boolean; block_height: number } | undefined>('canonical', 'block_height');
-  const tip = await trx('chain_tip').first<{ index_block_hash: string; block_height: number } | undefined>(
-    'index_block_hash',
-    'block_height',
+  // One round trip for everything the decision needs.
+  const { rows } = await trx.raw<{ rows: BlockContext[] }>(
+    `SELECT EXISTS (SELECT 1 FROM blocks WHERE index_block_hash = :hash) AS known,
+            p.canonical AS parent_canonical,
+            t.index_block_hash AS tip_hash, t.block_height AS tip_height,
+            EXISTS (SELECT 1 FROM microblocks WHERE parent_index_block_hash = :parent) AS parent_has_microblocks,
+            EXISTS (SELECT 1 FROM parked_blocks WHERE parent_index_block_hash = :hash) AS has_parked_children
+     FROM (SELECT 1) one
+     LEFT JOIN blocks p ON p.index_block_hash = :parent
+     LEFT JOIN chain_tip t ON true`,
+    { hash, parent: parentHash },
   );
+  const ctx = rows[0]!;
+  if (ctx.known) return { outcome: 'duplicate' };
+  const parentKnown = ctx.parent_canonical !== null;
 
-  if (!parent && tip && block.block_height - 1 > tip.block_height) {
+  if (!parentKnown && ctx.tip_height !== null && block.block_height - 1 > ctx.tip_height) {
     await trx('parked_blocks')
       .insert({
         index_block_hash: hash,
@@ -46,25 +61,22 @@ export async function applyNewBlock(trx: Knex.Transaction, block: NodeBlock, rec
     return { outcome: 'parked' };
   }
 
-  const becomesTip = !tip || block.block_height > tip.block_height;
+  const becomesTip = ctx.tip_height === null || block.block_height > ctx.tip_height;
   // The common case: the block extends the canonical tip (or starts the chain) — written canonical at once.
-  const extendsTip = becomesTip && (!tip || (parent?.canonical === true && tip.index_block_hash === parentHash));
+  const extendsTip = becomesTip && (ctx.tip_hash === null || (ctx.parent_canonical === true && ctx.tip_hash === parentHash));
+  const hasMicroblockTxs = block.transactions.some((tx) => tx.microblock_hash);
   await insertBlockData(trx, block, hash, extendsTip);
+  if (hasMicroblockTxs || ctx.parent_has_microblocks) await confirmMicroblocks(trx, block, hash, extendsTip);
 
   if (extendsTip) {
-    await confirmMicroblocks(trx, block, hash, true);
-    await addAddressTxs(trx, [hash]);
-    await markMempoolMined(trx, [hash]);
-    await refreshChainTip(trx, 1);
+    await addCanonicalBlockReadModels(trx, [hash]);
+    await advanceChainTip(trx, block, hash);
   } else if (becomesTip) {
-    await confirmMicroblocks(trx, block, hash, false);
     const delta = await makeCanonical(trx, hash, receivedAt);
     await refreshChainTip(trx, delta);
-  } else {
-    await confirmMicroblocks(trx, block, hash, false);
   }
 
-  await applyParkedChildren(trx, hash);
+  if (ctx.has_parked_children) await applyParkedChildren(trx, hash);
   return { outcome: 'applied' };
 }
 

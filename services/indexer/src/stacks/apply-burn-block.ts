@@ -5,16 +5,26 @@ import { normalizeHex } from './sanitize';
 /** Stores a burnchain block; the newest block seen at a height is the canonical one there. */
 export async function applyBurnBlock(trx: Knex.Transaction, b: NodeBurnBlock): Promise<void> {
   const hash = normalizeHex(b.burn_block_hash);
-  if (await trx('burn_blocks').where({ burn_block_hash: hash }).first('burn_block_hash')) return;
-  await trx('burn_blocks').where({ burn_block_height: b.burn_block_height, canonical: true }).update({ canonical: false });
-  await trx('burn_blocks').insert({
+  // A new hash at a height replaces the canonical one there; a repeat of a known block changes nothing.
+  await trx.raw(
+    `UPDATE burn_blocks SET canonical = false
+     WHERE burn_block_height = :height AND canonical AND burn_block_hash <> :hash
+       AND NOT EXISTS (SELECT 1 FROM burn_blocks WHERE burn_block_hash = :hash)`,
+    { height: b.burn_block_height, hash },
+  );
+  const inserted = await trx('burn_blocks')
+    .insert({
     burn_block_hash: hash,
     burn_block_height: b.burn_block_height,
     parent_burn_block_hash: b.parent_burn_block_hash ? normalizeHex(b.parent_burn_block_hash) : null,
     consensus_hash: b.consensus_hash ? normalizeHex(b.consensus_hash) : null,
-    burn_amount: String(b.burn_amount ?? 0),
-    canonical: true,
-  });
+      burn_amount: String(b.burn_amount ?? 0),
+      canonical: true,
+    })
+    .onConflict('burn_block_hash')
+    .ignore()
+    .returning('burn_block_hash');
+  if (inserted.length === 0) return;
   const rewards = (b.reward_recipients ?? []).map((r, i) => ({
     burn_block_hash: hash,
     reward_index: i,

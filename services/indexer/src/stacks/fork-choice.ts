@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
-import { addAddressTxs, markMempoolMined, removeAddressTxs, restoreOrphanedToMempool } from './read-models';
+import type { NodeBlock } from './node-payloads';
+import { addCanonicalBlockReadModels, removeAddressTxs, restoreOrphanedToMempool } from './read-models';
+import { normalizeHex } from './sanitize';
 
 const CHAIN_TABLES = ['blocks', 'txs', 'events', 'miner_rewards'] as const;
 
@@ -19,8 +21,7 @@ export async function setCanonical(
   }
   await trx('microblocks').whereIn('index_block_hash', blockHashes).update({ canonical });
   if (canonical) {
-    await addAddressTxs(trx, blockHashes);
-    await markMempoolMined(trx, blockHashes);
+    await addCanonicalBlockReadModels(trx, blockHashes);
   } else {
     await removeAddressTxs(trx, blockHashes);
     // Mempool restoration waits until the new branch is canonical: see `makeCanonical`.
@@ -98,4 +99,16 @@ export async function refreshChainTip(trx: Knex.Transaction, countDelta: number)
     })
     .onConflict('id')
     .merge();
+}
+
+/** The tip moves to a child of the previous tip: one upsert, counting one more canonical block. */
+export async function advanceChainTip(trx: Knex.Transaction, block: NodeBlock, hash: string): Promise<void> {
+  await trx.raw(
+    `INSERT INTO chain_tip (id, block_height, block_hash, index_block_hash, burn_block_height, block_count, microblock_hash, microblock_sequence)
+     VALUES (true, :height, :blockHash, :hash, :burnHeight, 1, NULL, NULL)
+     ON CONFLICT (id) DO UPDATE SET block_height = excluded.block_height, block_hash = excluded.block_hash,
+       index_block_hash = excluded.index_block_hash, burn_block_height = excluded.burn_block_height,
+       block_count = chain_tip.block_count + 1, microblock_hash = NULL, microblock_sequence = NULL`,
+    { height: block.block_height, blockHash: normalizeHex(block.block_hash), hash, burnHeight: block.burn_block_height },
+  );
 }

@@ -10,8 +10,25 @@ export const ANCHORED_SEQUENCE = 2147483647;
  */
 export async function addAddressTxs(trx: Knex.Transaction, blockHashes: string[]): Promise<void> {
   if (blockHashes.length === 0) return;
+  await trx.raw(`WITH ${ADDRESS_TXS_CTES} ${INSERT_COUNTS}`, { hashes: blockHashes });
+}
+
+/**
+ * Everything a block entering the canonical chain changes in the read models, in one statement:
+ * per-address history and totals, and its transactions leaving the mempool.
+ */
+export async function addCanonicalBlockReadModels(trx: Knex.Transaction, blockHashes: string[]): Promise<void> {
+  if (blockHashes.length === 0) return;
   await trx.raw(
-    `WITH parties AS (
+    `WITH ${ADDRESS_TXS_CTES},
+     counted AS (${INSERT_COUNTS} RETURNING 1),
+     mined AS (${MARK_MINED} RETURNING 1)
+     SELECT (SELECT count(*) FROM counted) AS counted, (SELECT count(*) FROM mined) AS mined`,
+    { hashes: blockHashes },
+  );
+}
+
+const ADDRESS_TXS_CTES = `parties AS (
        SELECT p.address, tx.block_height, coalesce(tx.microblock_sequence, ${ANCHORED_SEQUENCE}) AS mseq,
               tx.tx_index, tx.tx_id, tx.index_block_hash
        FROM txs tx,
@@ -29,13 +46,14 @@ export async function addAddressTxs(trx: Knex.Transaction, blockHashes: string[]
        SELECT address, block_height, mseq, tx_index, tx_id, index_block_hash FROM parties
        ON CONFLICT DO NOTHING
        RETURNING address
-     )
-     INSERT INTO address_tx_counts (address, tx_count)
+     )`;
+
+const INSERT_COUNTS = `INSERT INTO address_tx_counts (address, tx_count)
      SELECT address, count(*) FROM inserted GROUP BY address
-     ON CONFLICT (address) DO UPDATE SET tx_count = address_tx_counts.tx_count + excluded.tx_count`,
-    { hashes: blockHashes },
-  );
-}
+     ON CONFLICT (address) DO UPDATE SET tx_count = address_tx_counts.tx_count + excluded.tx_count`;
+
+const MARK_MINED = `UPDATE mempool_txs m SET status = 'mined'
+     FROM txs t WHERE t.index_block_hash = ANY(:hashes) AND t.tx_id = m.tx_id AND m.status <> 'mined'`;
 
 /** Removes the history rows of blocks leaving the canonical chain, and their share of the totals. */
 export async function removeAddressTxs(trx: Knex.Transaction, blockHashes: string[]): Promise<void> {
@@ -54,11 +72,7 @@ export async function removeAddressTxs(trx: Knex.Transaction, blockHashes: strin
 /** Transactions mined in canonical blocks leave the mempool. */
 export async function markMempoolMined(trx: Knex.Transaction, blockHashes: string[]): Promise<void> {
   if (blockHashes.length === 0) return;
-  await trx.raw(
-    `UPDATE mempool_txs m SET status = 'mined'
-     FROM txs t WHERE t.index_block_hash = ANY(:hashes) AND t.tx_id = m.tx_id AND m.status <> 'mined'`,
-    { hashes: blockHashes },
-  );
+  await trx.raw(MARK_MINED, { hashes: blockHashes });
 }
 
 /**

@@ -1,0 +1,89 @@
+import express, { type Express, type RequestHandler } from 'express';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { Histogram, type Registry } from 'prom-client';
+import { accessLog, errorMiddleware, healthRouter, notFoundHandler, requestId } from '@bda/common';
+import { isDbReachable } from '@bda/db';
+import { DEFAULT_PAGE_LIMITS, type PageLimits } from './env';
+import { bundleOpenApi, loadSchemaSources } from './openapi';
+import { addressRouter } from './routes/address';
+import { blocksRouter } from './routes/blocks';
+import type { RouteContext } from './routes/context';
+import { docsRouter } from './routes/docs';
+import { statusRouter } from './routes/status';
+import { transactionsRouter } from './routes/transactions';
+import { SERVER_VERSION } from './version';
+
+export interface ApiDeps {
+  /** Read-only access to the indexer's database (may be a replica). */
+  db: Knex;
+  logger: Logger;
+  metrics: Registry;
+  /** True once shutdown started: readiness turns 503. */
+  isShuttingDown: () => boolean;
+  /** Page-size rules; the reference API's when omitted. */
+  pageLimits?: PageLimits;
+  /** Directory holding `openapi.json` and `components/`; the repository's `schemas/` when omitted. */
+  schemasDir?: string;
+  /** `server_version` of `GET /extended`. */
+  serverVersion?: string;
+}
+
+function httpMetrics(metrics: Registry): RequestHandler {
+  const duration = new Histogram({
+    name: 'api_http_request_duration_seconds',
+    help: 'HTTP request duration by route template, method and status',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [metrics],
+  });
+  return (req, res, next) => {
+    const stop = duration.startTimer();
+    res.on('finish', () => {
+      // The route template, never the raw path: a label per address or tx id would explode the series.
+      const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
+      stop({ method: req.method, route: String(route), status: String(res.statusCode) });
+    });
+    next();
+  };
+}
+
+/**
+ * The api's express app, not listening. Chain reads are read-only queries over the indexer's read models; every
+ * error is `{error, message}` JSON; unknown routes are 404 JSON.
+ */
+export function buildApp(deps: ApiDeps): Express {
+  const limits = deps.pageLimits ?? DEFAULT_PAGE_LIMITS;
+  const document = bundleOpenApi(loadSchemaSources(deps.schemasDir), limits);
+  const ctx: RouteContext = { db: deps.db, limits, serverVersion: deps.serverVersion ?? SERVER_VERSION };
+
+  const app = express();
+  app.disable('x-powered-by');
+  // ETags are set explicitly from the chain tip (see http-cache.ts); no hashing of every body.
+  app.set('etag', false);
+  // `?a=1&a=2` → array (rejected as repeated), no nested objects.
+  app.set('query parser', 'simple');
+  app.use(requestId());
+  app.use(
+    healthRouter({
+      isReady: () => isDbReachable(deps.db),
+      isShuttingDown: deps.isShuttingDown,
+      metrics: deps.metrics,
+    }),
+  );
+  app.use(accessLog(deps.logger));
+  app.use(httpMetrics(deps.metrics));
+  app.use((_req, res, next) => {
+    // Default for everything (errors included); chain reads replace it with a tip-validated policy.
+    res.set('Cache-Control', 'no-store');
+    next();
+  });
+  app.use(docsRouter(document));
+  app.use(statusRouter(ctx));
+  app.use(blocksRouter(ctx));
+  app.use(transactionsRouter(ctx));
+  app.use(addressRouter(ctx));
+  app.use(notFoundHandler());
+  app.use(errorMiddleware(deps.logger));
+  return app;
+}

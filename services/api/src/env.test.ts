@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { loadApiEnv, pageLimitsFromEnv } from './env';
+
+describe('loadApiEnv', () => {
+  it('applies the defaults', () => {
+    const env = loadApiEnv({});
+    expect(env).toMatchObject({ API_PORT: 3001, API_HOST: '0.0.0.0', API_DB_POOL: 10, LOG_LEVEL: 'info' });
+    expect(pageLimitsFromEnv(env)).toEqual({
+      tx: { default: 20, max: 50 },
+      block: { default: 20, max: 30 },
+      event: { default: 20, max: 100 },
+    });
+  });
+
+  it('reads overrides', () => {
+    const env = loadApiEnv({ API_PORT: '4000', API_BLOCK_LIMIT_MAX: '50', DATABASE_URL: 'postgres://x/y' });
+    expect(env.API_PORT).toBe(4000);
+    expect(env.DATABASE_URL).toBe('postgres://x/y');
+    expect(pageLimitsFromEnv(env).block.max).toBe(50);
+  });
+
+  it('lists every problem at once', () => {
+    expect(() => loadApiEnv({ API_PORT: 'x', API_DB_POOL: '0' })).toThrow(/API_PORT[\s\S]*API_DB_POOL/);
+  });
+
+  it('rejects a default page size above the maximum', () => {
+    expect(() => loadApiEnv({ API_TX_LIMIT_DEFAULT: '60' })).toThrow(/API_TX_LIMIT_DEFAULT: must not exceed API_TX_LIMIT_MAX/);
+  });
+});

@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import type { DbTx } from '@bda/db';
+import {
+  BlockRowBuilder,
+  CV,
+  EventRowBuilder,
+  MempoolTxRowBuilder,
+  testAddress,
+  TxRowBuilder,
+} from '../../test/support/builders';
+import type { DbTxRow } from '../datastore/txs';
+import { loadSchemaSources } from '../openapi';
+import { SchemaValidator } from '../schema-validator';
+import {
+  functionSignature,
+  toMempoolStatus,
+  toMempoolTransactionResponse,
+  toTransactionResponse,
+  toTxMetadata,
+  UnexpectedRowError,
+} from './tx';
+
+const validator = new SchemaValidator(loadSchemaSources());
+const block = new BlockRowBuilder().height(9).build();
+const contract = `${testAddress('d')}.c`;
+
+function row(tx: DbTx): DbTxRow {
+  const { raw_tx: _raw, contract_abi: _abi, burnchain_op: _op, ...rest } = tx;
+  return { ...rest, parent_block_hash: block.parent_block_hash, parent_burn_block_time: '1700000000' };
+}
+
+describe('toTransactionResponse', () => {
+  const variants: Array<[string, DbTx]> = [
+    ['token_transfer', new TxRowBuilder().inBlock(block).build()],
+    ['smart_contract', new TxRowBuilder().inBlock(block).smartContract(contract, '(ok 1)', null).build()],
+    [
+      'contract_call',
+      new TxRowBuilder()
+        .inBlock(block)
+        .contractCall(contract, 'f', [{ ...CV.u100, name: 'n', type: 'uint' }])
+        .build(),
+    ],
+    ['coinbase', new TxRowBuilder().inBlock(block).coinbase().build()],
+    ['tenure_change', new TxRowBuilder().inBlock(block).tenureChange().build()],
+    ['poison_microblock', new TxRowBuilder().inBlock(block).poisonMicroblock().build()],
+  ];
+
+  it.each(variants)('maps a %s transaction to a schema-valid response', (type, tx) => {
+    const res = toTransactionResponse(row(tx), [new EventRowBuilder().forTx(tx).build()]);
+    expect(res.tx_type).toBe(type);
+    validator.validateComponent('transaction.schema.json', res);
+    validator.validateComponent('get-transaction-response.schema.json', res);
+  });
+
+  it('reports parent burn time 0 and an empty ISO when the parent block is unknown', () => {
+    const res = toTransactionResponse({
+      ...row(new TxRowBuilder().build()),
+      parent_burn_block_time: null,
+      parent_block_hash: null,
+    });
+    expect(res).toMatchObject({ parent_burn_block_time: 0, parent_burn_block_time_iso: '', parent_block_hash: '' });
+  });
+
+  it('rejects a transaction type it does not know (an indexer/api mismatch, not bad input)', () => {
+    expect(() => toTxMetadata('new_type', {})).toThrow(UnexpectedRowError);
+  });
+
+  it('fails schema validation for a response missing a field', () => {
+    const res = toTransactionResponse(row(new TxRowBuilder().build())) as unknown as Record<string, unknown>;
+    delete res['nonce'];
+    expect(() => validator.validateComponent('transaction.schema.json', res)).toThrow(/nonce/);
+    expect(() =>
+      validator.validateComponent('transaction.schema.json', {
+        ...toTransactionResponse(row(new TxRowBuilder().build())),
+        extra: 1,
+      }),
+    ).toThrow(/does not match/);
+  });
+});
+
+describe('functionSignature', () => {
+  it('builds the public function definition from named arguments', () => {
+    expect(functionSignature('transfer', [{ hex: '', repr: '', name: 'amount', type: 'uint' }])).toBe(
+      '(define-public (transfer (amount uint)))',
+    );
+    expect(functionSignature('ping', [])).toBe('(define-public (ping ))');
+  });
+
+  it('is empty when an argument name is unknown', () => {
+    expect(functionSignature('f', [{ hex: '', repr: '', name: '', type: 'uint' }])).toBe('');
+  });
+});
+
+describe('mempool transactions', () => {
+  it('maps statuses as clients know them', () => {
+    expect(toMempoolStatus('pending')).toBe('pending');
+    expect(toMempoolStatus('mined')).toBe('pending');
+    expect(toMempoolStatus('dropped_replace_by_fee')).toBe('dropped_replace_by_fee');
+    expect(toMempoolStatus('dropped_something_new')).toBe('dropped_unknown');
+  });
+
+  it('maps a sponsored mempool transaction to a schema-valid response', () => {
+    const res = toMempoolTransactionResponse(
+      (({ raw_tx: _r, ...rest }) => rest)(new MempoolTxRowBuilder().with({ sponsor_address: testAddress('s') }).build()),
+    );
+    expect(res).toMatchObject({ sponsored: true, sponsor_address: testAddress('s'), receipt_time: 1714564800 });
+    validator.validateComponent('mempool-transaction.schema.json', res);
+    validator.validateComponent('get-transaction-response.schema.json', res);
+  });
+});

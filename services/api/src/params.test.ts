@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { InputError } from '@bda/common';
+import { parseHeightOrHash, parsePage, parsePrincipal, parseTxId, queryInt, queryString } from './params';
+
+const limits = { default: 20, max: 50 };
+
+describe('parsePage', () => {
+  it('applies the defaults when limit and offset are absent', () => {
+    expect(parsePage({}, limits)).toEqual({ limit: 20, offset: 0 });
+  });
+
+  it('accepts integers in range, including the bounds', () => {
+    expect(parsePage({ limit: '1', offset: '0' }, limits)).toEqual({ limit: 1, offset: 0 });
+    expect(parsePage({ limit: '50', offset: '2147483647' }, limits)).toEqual({ limit: 50, offset: 2147483647 });
+    expect(parsePage({ limit: '007' }, limits)).toEqual({ limit: 7, offset: 0 });
+  });
+
+  it.each(['abc', '1.5', '-1', '0', '51', '999', '', ' 5', '5 ', '+5', '1e1', '0x10', '５'])(
+    'rejects limit=%j naming the parameter',
+    (value) => {
+      expect(() => parsePage({ limit: value }, limits)).toThrow(InputError);
+      expect(() => parsePage({ limit: value }, limits)).toThrow(/^query parameter limit: must be an integer from 1 to 50/);
+    },
+  );
+
+  it.each(['-1', 'x', '1.0', '2147483648', '99999999999999999999'])('rejects offset=%j naming the parameter', (value) => {
+    expect(() => parsePage({ offset: value }, limits)).toThrow(/^query parameter offset: /);
+  });
+
+  it('rejects a repeated parameter', () => {
+    expect(() => parsePage({ limit: ['1', '2'] }, limits)).toThrow('query parameter limit: given more than once');
+  });
+
+  it('uses the names it is given', () => {
+    expect(parsePage({ event_limit: '3', event_offset: '4' }, limits, { limit: 'event_limit', offset: 'event_offset' })).toEqual({
+      limit: 3,
+      offset: 4,
+    });
+    expect(() => parsePage({ event_limit: '0' }, limits, { limit: 'event_limit', offset: 'event_offset' })).toThrow(
+      /^query parameter event_limit: /,
+    );
+  });
+});
+
+describe('queryString and queryInt', () => {
+  it('rejects structured values', () => {
+    expect(() => queryString({ a: { b: '1' } }, 'a')).toThrow('query parameter a: must be a single value');
+  });
+
+  it('returns the default when absent', () => {
+    expect(queryInt({}, 'n', { default: 5, min: 0, max: 9 })).toBe(5);
+  });
+});
+
+describe('parseHeightOrHash', () => {
+  const hash = 'ab'.repeat(32);
+
+  it('reads digits as a height', () => {
+    expect(parseHeightOrHash('0')).toEqual({ kind: 'height', height: 0 });
+    expect(parseHeightOrHash('171000')).toEqual({ kind: 'height', height: 171000 });
+  });
+
+  it('reads 64 hex digits as a hash, with or without 0x, any case', () => {
+    for (const raw of [hash, `0x${hash}`, hash.toUpperCase(), `0X${hash.toUpperCase()}`]) {
+      expect(parseHeightOrHash(raw)).toEqual({ kind: 'hash', hash: `0x${hash}` });
+    }
+  });
+
+  it('reads a 64-digit decimal string as a hash', () => {
+    expect(parseHeightOrHash('1'.repeat(64))).toEqual({ kind: 'hash', hash: `0x${'1'.repeat(64)}` });
+  });
+
+  it.each(['abc', '-1', '1.5', '0x12', 'g'.repeat(64), 'a'.repeat(63), '2147483648', ''])(
+    'rejects %j naming the parameter',
+    (raw) => {
+      expect(() => parseHeightOrHash(raw)).toThrow(/^height_or_hash: /);
+    },
+  );
+});
+
+describe('parseTxId', () => {
+  it('normalizes to 0x and lower case', () => {
+    expect(parseTxId('AB'.repeat(32))).toBe(`0x${'ab'.repeat(32)}`);
+  });
+
+  it('rejects anything but 32 bytes of hex', () => {
+    expect(() => parseTxId('0x1234')).toThrow(/^tx_id: must be a transaction id/);
+  });
+});
+
+describe('parsePrincipal', () => {
+  const address = 'SP000000000000000000002Q6VF78';
+
+  it('accepts standard and contract principals', () => {
+    expect(parsePrincipal(address)).toBe(address);
+    expect(parsePrincipal(`${address}.pox-4`)).toBe(`${address}.pox-4`);
+  });
+
+  it.each(['', 'SP000000000000000000002Q6VF79', address.toLowerCase(), `${address}.`, `${address}.4pox`, 'x'.repeat(300)])(
+    'rejects %j naming the parameter',
+    (raw) => {
+      expect(() => parsePrincipal(raw)).toThrow(/^principal: must be a Stacks address/);
+    },
+  );
+
+  it('names the parameter it is given', () => {
+    expect(() => parsePrincipal('x', 'query parameter sender_address')).toThrow(/^query parameter sender_address: /);
+  });
+});

@@ -1,0 +1,60 @@
+import express, { type Router } from 'express';
+import { NotFoundError } from '@bda/common';
+import type { MempoolTransactionListResponse } from '../api-types';
+import { getChainTip } from '../datastore/chain-tip';
+import { countPendingMempoolTxs, getMempoolTx, getPendingMempoolTxs } from '../datastore/mempool';
+import { readSnapshot } from '../datastore/snapshot';
+import { getCanonicalTx, getTxEvents } from '../datastore/txs';
+import { noStore, respondNotModifiedIfFresh } from '../http-cache';
+import { toMempoolTransactionResponse, toTransactionResponse } from '../mappers/tx';
+import { parsePage, parsePrincipal, parseTxId, queryString } from '../params';
+import type { RouteContext } from './context';
+
+/** `/extended/v1/tx/mempool` and `/extended/v1/tx/{tx_id}`. */
+export function transactionsRouter(ctx: RouteContext): Router {
+  const router = express.Router();
+
+  // Before `/:tx_id`, which would otherwise take "mempool" as a (malformed) transaction id.
+  router.get('/extended/v1/tx/mempool', async (req, res) => {
+    const { limit, offset } = parsePage(req.query, ctx.limits.tx);
+    const rawSender = queryString(req.query, 'sender_address');
+    const senderAddress = rawSender === undefined ? undefined : parsePrincipal(rawSender, 'query parameter sender_address');
+    const { rows, total } = await readSnapshot(ctx.db, async (trx) => ({
+      rows: await getPendingMempoolTxs(trx, { limit, offset, senderAddress }),
+      total: await countPendingMempoolTxs(trx, senderAddress),
+    }));
+    noStore(res);
+    const body: MempoolTransactionListResponse = {
+      limit,
+      offset,
+      total,
+      results: rows.map(toMempoolTransactionResponse),
+    };
+    res.json(body);
+  });
+
+  router.get('/extended/v1/tx/:tx_id', async (req, res) => {
+    const txId = parseTxId(req.params.tx_id);
+    const page = parsePage(req.query, ctx.limits.event, { limit: 'event_limit', offset: 'event_offset' });
+    const found = await readSnapshot(ctx.db, async (trx) => {
+      const tip = await getChainTip(trx);
+      const tx = await getCanonicalTx(trx, txId);
+      if (tx) return { kind: 'mined' as const, tip, tx, events: await getTxEvents(trx, tx.tx_id, tx.index_block_hash, page) };
+      const mempoolTx = await getMempoolTx(trx, txId);
+      if (mempoolTx) return { kind: 'mempool' as const, mempoolTx };
+      return null;
+    });
+    if (!found) {
+      throw new NotFoundError(`tx_id: transaction ${txId} is neither mined in a canonical block nor in the mempool`);
+    }
+    if (found.kind === 'mempool') {
+      noStore(res);
+      res.json(toMempoolTransactionResponse(found.mempoolTx));
+      return;
+    }
+    if (respondNotModifiedIfFresh(req, res, found.tip)) return;
+    res.json(toTransactionResponse(found.tx, found.events));
+  });
+
+  return router;
+}

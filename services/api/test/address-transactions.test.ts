@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { DbBlock, DbTx } from '@bda/db';
+import { addressTxRow, BlockRowBuilder, testAddress, TxRowBuilder } from './support/builders';
+import { startApi, type ApiHarness } from './support/api-harness';
+import { insertAddressTxs, insertBlocks, insertTxs, setChainTip } from './support/seed';
+
+let api: ApiHarness;
+const erin = testAddress('erin');
+const frank = testAddress('frank');
+const contract = `${testAddress('deployer')}.vault`;
+let blocks: DbBlock[];
+/** erin's canonical transactions, newest first. */
+let erinTxs: DbTx[];
+
+beforeAll(async () => {
+  api = await startApi(inject('databaseUrl'));
+  blocks = [];
+  for (let h = 1; h <= 30; h++) blocks.push(new BlockRowBuilder().height(h).build());
+  const orphan = new BlockRowBuilder().height(30).forkTag('orphan').canonical(false).build();
+  await insertBlocks(api.db, [...blocks, orphan]);
+  await setChainTip(api.db, blocks[29]!, 30);
+
+  // Two transactions of erin per block (tx_index 0 and 1), 60 in all; every other one also calls the contract.
+  const txs: DbTx[] = [];
+  for (const b of blocks) {
+    for (const i of [0, 1]) {
+      const t = new TxRowBuilder(`erin-${b.block_height}-${i}`).inBlock(b).index(i).sender(erin);
+      txs.push(i === 1 ? t.contractCall(contract, 'deposit', []).build() : t.tokenTransfer(frank, '7').build());
+    }
+  }
+  const orphanTx = new TxRowBuilder('erin-orphan').inBlock(orphan).sender(erin).build();
+  await insertTxs(api.db, [...txs, orphanTx]);
+  // The read model only ever holds canonical rows (the indexer removes them on a reorg).
+  await insertAddressTxs(api.db, [
+    ...txs.map((t) => addressTxRow(erin, t)),
+    ...txs.filter((t) => t.tx_index === 0).map((t) => addressTxRow(frank, t)),
+    ...txs.filter((t) => t.tx_index === 1).map((t) => addressTxRow(contract, t)),
+  ]);
+  erinTxs = [...txs].sort((a, b) => b.block_height - a.block_height || b.tx_index - a.tx_index);
+});
+
+afterAll(async () => {
+  await api?.close();
+});
+
+const ids = (body: { results: Array<{ tx_id: string }> }) => body.results.map((t) => t.tx_id);
+
+describe('GET /extended/v1/address/{principal}/transactions', () => {
+  it('lists the newest 20 canonical transactions with the maintained total', async () => {
+    const res = await api.get(`/extended/v1/address/${erin}/transactions`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ limit: 20, offset: 0, total: 60 });
+    expect(ids(res.body)).toEqual(erinTxs.slice(0, 20).map((t) => t.tx_id));
+    expect(res.body.results[0]).toMatchObject({
+      block_height: 30,
+      tx_index: 1,
+      tx_type: 'contract_call',
+      canonical: true,
+      events: [],
+    });
+  });
+
+  it('pages with limit and offset, up to 50 per page', async () => {
+    const res = await api.get(`/extended/v1/address/${erin}/transactions?limit=50&offset=15`);
+    expect(res.body).toMatchObject({ limit: 50, offset: 15, total: 60 });
+    expect(ids(res.body)).toEqual(erinTxs.slice(15, 60).map((t) => t.tx_id));
+    const past = await api.get(`/extended/v1/address/${erin}/transactions?offset=60`);
+    expect(past.body).toEqual({ limit: 20, offset: 60, total: 60, results: [] });
+  });
+
+  it('never shows a transaction mined only in a non-canonical block', async () => {
+    const res = await api.get(`/extended/v1/address/${erin}/transactions?limit=50`);
+    expect(res.body.results.every((t: { canonical: boolean }) => t.canonical)).toBe(true);
+    expect(res.body.results.map((t: { block_hash: string }) => t.block_hash)).not.toContain(
+      new BlockRowBuilder().height(30).forkTag('orphan').build().block_hash,
+    );
+  });
+
+  it('leaves out a history row whose transaction stopped being canonical', async () => {
+    const t = erinTxs[0]!;
+    await api.db('txs').where({ tx_id: t.tx_id, index_block_hash: t.index_block_hash }).update({ canonical: false });
+    try {
+      const res = await api.get(`/extended/v1/address/${erin}/transactions?limit=3`);
+      expect(ids(res.body)).toEqual([erinTxs[1]!.tx_id, erinTxs[2]!.tx_id]);
+    } finally {
+      await api.db('txs').where({ tx_id: t.tx_id, index_block_hash: t.index_block_hash }).update({ canonical: true });
+    }
+  });
+
+  it('serves a contract principal and a recipient', async () => {
+    const c = await api.get(`/extended/v1/address/${contract}/transactions?limit=2`);
+    expect(c.body.total).toBe(30);
+    expect(c.body.results.map((t: { contract_call: { contract_id: string } }) => t.contract_call.contract_id)).toEqual([
+      contract,
+      contract,
+    ]);
+    const r = await api.get(`/extended/v1/address/${frank}/transactions?limit=1`);
+    expect(r.body.total).toBe(30);
+    expect(r.body.results[0].token_transfer.recipient_address).toBe(frank);
+  });
+
+  it('answers an empty page for a valid principal without history', async () => {
+    const res = await api.get(`/extended/v1/address/${testAddress('nobody')}/transactions`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ limit: 20, offset: 0, total: 0, results: [] });
+  });
+
+  it.each([
+    ['nope'],
+    [erin.toLowerCase()],
+    [erin.slice(0, -1) + (erin.endsWith('A') ? 'B' : 'A')],
+    [`${erin}.`],
+    [`${erin}.1bad`],
+    [`${erin}.${'a'.repeat(129)}`],
+    ['SP000000000000000000002Q6VF79'],
+    ['1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2'],
+  ])('responds with 400 naming principal for %s', async (principal) => {
+    const res = await api.get(`/extended/v1/address/${principal}/transactions`);
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/^principal: /);
+  });
+
+  it.each([
+    ['limit=51', 'limit'],
+    ['limit=0', 'limit'],
+    ['limit=1.5', 'limit'],
+    ['offset=-1', 'offset'],
+    ['offset=abc', 'offset'],
+  ])('responds with 400 naming the parameter for %s', async (query, name) => {
+    const res = await api.get(`/extended/v1/address/${erin}/transactions?${query}`);
+    expect(res.status).toBe(400);
+    expect(res.body.message).toContain(`query parameter ${name}`);
+  });
+
+  it('accepts testnet addresses', async () => {
+    const res = await api.get(`/extended/v1/address/${testAddress('t', 26)}/transactions`);
+    expect(res.status).toBe(200);
+  });
+});

@@ -1,0 +1,192 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import type { DbBlock } from '@bda/db';
+import { BlockRowBuilder } from './support/builders';
+import { startApi, type ApiHarness } from './support/api-harness';
+import { insertBlocks, setChainTip } from './support/seed';
+
+let api: ApiHarness;
+/** Canonical heights 1..45; competing non-canonical blocks at 44 and 45; Nakamoto blocks from 41. */
+let canonical: DbBlock[];
+let orphans: DbBlock[];
+
+beforeAll(async () => {
+  api = await startApi(inject('databaseUrl'));
+  canonical = [];
+  for (let h = 1; h <= 45; h++) {
+    const b = new BlockRowBuilder().height(h);
+    if (h >= 41) b.nakamoto({ blockTime: 1_800_000_000 + h, tenureHeight: h === 45 ? null : 30 + h });
+    canonical.push(b.build());
+  }
+  orphans = [
+    new BlockRowBuilder().height(44).forkTag('orphan').parentFork('main').canonical(false).build(),
+    new BlockRowBuilder().height(45).forkTag('orphan').canonical(false).build(),
+  ];
+  await insertBlocks(api.db, [...canonical, ...orphans]);
+  await setChainTip(api.db, canonical[44]!, 45);
+});
+
+afterAll(async () => {
+  await api?.close();
+});
+
+const heights = (body: { results: Array<{ height: number }> }) => body.results.map((b) => b.height);
+
+describe('GET /extended/v2/blocks', () => {
+  it('lists the newest 20 canonical blocks by default', async () => {
+    const res = await api.get('/extended/v2/blocks');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ limit: 20, offset: 0, total: 45 });
+    expect(heights(res.body)).toEqual(Array.from({ length: 20 }, (_, i) => 45 - i));
+  });
+
+  it('never shows non-canonical blocks', async () => {
+    const res = await api.get('/extended/v2/blocks?limit=5');
+    expect(res.body.results.every((b: { canonical: boolean }) => b.canonical)).toBe(true);
+    const hashes = res.body.results.map((b: { hash: string }) => b.hash);
+    for (const o of orphans) expect(hashes).not.toContain(o.block_hash);
+    expect(res.body.results[0].hash).toBe(canonical[44]!.block_hash);
+  });
+
+  it('pages by limit and offset down to the lowest block', async () => {
+    const page = await api.get('/extended/v2/blocks?limit=10&offset=40');
+    expect(page.body).toMatchObject({ limit: 10, offset: 40, total: 45 });
+    expect(heights(page.body)).toEqual([5, 4, 3, 2, 1]);
+    const last = await api.get('/extended/v2/blocks?limit=1&offset=44');
+    expect(heights(last.body)).toEqual([1]);
+  });
+
+  it('returns an empty page past the end with the total', async () => {
+    const res = await api.get('/extended/v2/blocks?offset=45');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ limit: 20, offset: 45, total: 45, results: [] });
+    const far = await api.get('/extended/v2/blocks?offset=2147483647');
+    expect(far.body.results).toEqual([]);
+  });
+
+  it('accepts the maximum page size and no more', async () => {
+    expect((await api.get('/extended/v2/blocks?limit=30')).body.results).toHaveLength(30);
+    const res = await api.get('/extended/v2/blocks?limit=31');
+    expect(res.status).toBe(400);
+    expect(res.body.message).toContain('limit');
+  });
+
+  it.each([
+    ['limit=abc', 'limit'],
+    ['limit=1.5', 'limit'],
+    ['limit=-1', 'limit'],
+    ['limit=0', 'limit'],
+    ['limit=999', 'limit'],
+    ['limit=', 'limit'],
+    ['limit=1e1', 'limit'],
+    ['limit=%201', 'limit'],
+    ['limit=2&limit=3', 'limit'],
+    ['offset=-1', 'offset'],
+    ['offset=x', 'offset'],
+    ['offset=1.0', 'offset'],
+    ['offset=2147483648', 'offset'],
+    ['offset=1&offset=2', 'offset'],
+  ])('responds with 400 naming the parameter for %s', async (query, name) => {
+    const res = await api.get(`/extended/v2/blocks?${query}`);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe('invalid_request');
+    expect(res.body.message).toContain(name);
+  });
+
+  it('maps block fields like the reference API', async () => {
+    const res = await api.get('/extended/v2/blocks?limit=30&offset=0');
+    const byHeight = new Map(res.body.results.map((b: { height: number }) => [b.height, b]));
+    const b45 = canonical[44]!;
+    expect(byHeight.get(45)).toEqual({
+      canonical: true,
+      height: 45,
+      hash: b45.block_hash,
+      block_time: 1_800_000_045,
+      block_time_iso: new Date(1_800_000_045 * 1000).toISOString(),
+      // Nakamoto block without a recorded tenure height: -1, as the reference does.
+      tenure_height: -1,
+      index_block_hash: b45.index_block_hash,
+      parent_block_hash: b45.parent_block_hash,
+      parent_index_block_hash: b45.parent_index_block_hash,
+      burn_block_time: Number(b45.burn_block_time),
+      burn_block_time_iso: new Date(Number(b45.burn_block_time) * 1000).toISOString(),
+      burn_block_hash: b45.burn_block_hash,
+      burn_block_height: b45.burn_block_height,
+      miner_txid: b45.miner_txid,
+      tx_count: 1,
+      execution_cost_read_count: 45,
+      execution_cost_read_length: 450,
+      execution_cost_runtime: 4500,
+      execution_cost_write_count: 90,
+      execution_cost_write_length: 900,
+    });
+    expect(byHeight.get(44)).toMatchObject({ tenure_height: 74 });
+    // Stacks 2.x block: block_time falls back to the burn block time, tenure height to the height.
+    const b20 = canonical[19]!;
+    expect(byHeight.get(20)).toMatchObject({ block_time: Number(b20.burn_block_time), tenure_height: 20 });
+  });
+});
+
+describe('GET /extended/v2/blocks/{height_or_hash}', () => {
+  it('finds a block by height', async () => {
+    const res = await api.get('/extended/v2/blocks/7');
+    expect(res.status).toBe(200);
+    expect(res.body.hash).toBe(canonical[6]!.block_hash);
+    expect(res.headers.get('etag')).toBe(`W/"${canonical[44]!.index_block_hash}"`);
+  });
+
+  it('finds a block by block hash and by index block hash, with or without 0x, in any case', async () => {
+    const b = canonical[11]!;
+    for (const id of [
+      b.block_hash,
+      b.block_hash.slice(2),
+      b.block_hash.toUpperCase().replace('0X', '0x'),
+      `0X${b.block_hash.slice(2).toUpperCase()}`,
+      b.index_block_hash,
+      b.index_block_hash.slice(2).toUpperCase(),
+    ]) {
+      const res = await api.get(`/extended/v2/blocks/${id}`);
+      expect(res.status, id).toBe(200);
+      expect(res.body.index_block_hash).toBe(b.index_block_hash);
+    }
+  });
+
+  it('responds with 404 when the block is unknown', async () => {
+    const res = await api.get('/extended/v2/blocks/46');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: 'not_found', message: 'height_or_hash: no canonical block at height 46' });
+    const byHash = await api.get(`/extended/v2/blocks/0x${'ee'.repeat(32)}`);
+    expect(byHash.status).toBe(404);
+    expect(byHash.body.message).toContain('height_or_hash');
+  });
+
+  it('responds with 404 for a non-canonical block, by hash or index block hash', async () => {
+    for (const id of [orphans[0]!.block_hash, orphans[1]!.index_block_hash]) {
+      const res = await api.get(`/extended/v2/blocks/${id}`);
+      expect(res.status).toBe(404);
+    }
+  });
+
+  it.each([
+    ['abc'],
+    ['-1'],
+    ['1.5'],
+    ['0x1234'],
+    [`0x${'g'.repeat(64)}`],
+    [`${'a'.repeat(63)}`],
+    [`${'a'.repeat(65)}`],
+    ['2147483648'],
+    ['%20'],
+  ])('responds with 400 naming height_or_hash for %s', async (param) => {
+    const res = await api.get(`/extended/v2/blocks/${param}`);
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/^height_or_hash: /);
+  });
+
+  it('answers 304 to a matching If-None-Match until the tip moves', async () => {
+    const first = await api.get('/extended/v2/blocks/3');
+    const etag = first.headers.get('etag')!;
+    const again = await api.get('/extended/v2/blocks/3', { headers: { 'if-none-match': etag, 'cache-control': 'max-age=0' } });
+    expect(again.status).toBe(304);
+  });
+});

@@ -1,0 +1,108 @@
+/**
+ * A real api on a fresh, migrated database, listening on a free port. Every response `get` receives is validated
+ * against the schema the OpenAPI document declares for its route and status (errors against ErrorResponse), so a
+ * test that passes has also checked the response shapes.
+ */
+import type { Server } from 'node:http';
+import type { Knex } from 'knex';
+import { closeServer, createLogger, createMetricsRegistry, listen } from '@bda/common';
+import { createDb, migrateLatest } from '@bda/db';
+import { createTestDatabase } from '@bda/test-support';
+import { buildApp } from '../../src/build-app';
+import type { PageLimits } from '../../src/env';
+import { loadSchemaSources, type JsonObject } from '../../src/openapi';
+import { SchemaValidator } from '../../src/schema-validator';
+
+const sources = loadSchemaSources();
+export const schemaValidator = new SchemaValidator(sources);
+schemaValidator.compileAll();
+
+const templates = Object.keys(sources.document['paths'] as JsonObject)
+  .map((template) => ({
+    template,
+    params: (template.match(/\{/g) ?? []).length,
+    re: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
+  }))
+  // Literal paths win over templated ones (`/tx/mempool` before `/tx/{tx_id}`), as the router orders them.
+  .sort((a, b) => a.params - b.params);
+
+/** The document's path template a concrete path falls under, if any. */
+export function pathTemplate(path: string): string | undefined {
+  return templates.find((t) => t.re.test(path))?.template;
+}
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON body (undefined for an empty or non-JSON body). */
+  body: T;
+  text: string;
+}
+
+export interface ApiHarness {
+  db: Knex;
+  baseUrl: string;
+  /** GET (or `init.method`) a path; validates the response against the document. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are schema-validated JSON that assertions read loosely
+  get<T = any>(path: string, init?: RequestInit): Promise<ApiResponse<T>>;
+  /** Number of responses validated against a schema so far. */
+  validatedCount(): number;
+  setShuttingDown(value: boolean): void;
+  close(): Promise<void>;
+}
+
+export async function startApi(serverUrl: string, opts: { pageLimits?: PageLimits } = {}): Promise<ApiHarness> {
+  const url = await createTestDatabase(serverUrl, 'api');
+  const db = createDb({ connectionString: url, maxConnections: 5, applicationName: 'api-test' });
+  await migrateLatest(db);
+  let shuttingDown = false;
+  const app = buildApp({
+    db,
+    logger: createLogger('api-test', 'silent'),
+    metrics: createMetricsRegistry('api'),
+    isShuttingDown: () => shuttingDown,
+    pageLimits: opts.pageLimits,
+  });
+  const { server, port }: { server: Server; port: number } = await listen(app, 0, '127.0.0.1');
+  const baseUrl = `http://127.0.0.1:${port}`;
+  let validated = 0;
+
+  async function get<T>(path: string, init?: RequestInit): Promise<ApiResponse<T>> {
+    const res = await fetch(baseUrl + path, init);
+    const text = await res.text();
+    const isJson = (res.headers.get('content-type') ?? '').startsWith('application/json');
+    const body = (isJson && text ? JSON.parse(text) : undefined) as T;
+    const method = (init?.method ?? 'GET').toLowerCase();
+    const pathname = new URL(baseUrl + path).pathname;
+    const template = pathTemplate(pathname);
+    if (res.status === 304) {
+      if (text !== '') throw new Error(`304 from ${path} carried a body`);
+    } else if (template && method === 'get') {
+      if (res.status !== 200 || template.startsWith('/extended')) {
+        // Every /extended answer and every error must be JSON.
+        if (!isJson) throw new Error(`${path} answered ${res.status} with content-type ${res.headers.get('content-type')}`);
+      }
+      schemaValidator.validateResponse(template, method, res.status, body);
+      validated++;
+    } else if (res.status >= 400) {
+      if (!isJson) throw new Error(`${path} answered ${res.status} without a JSON body`);
+      schemaValidator.validateComponent('error-response.schema.json', body);
+      validated++;
+    }
+    return { status: res.status, headers: res.headers, body, text };
+  }
+
+  return {
+    db,
+    baseUrl,
+    get,
+    validatedCount: () => validated,
+    setShuttingDown: (v) => {
+      shuttingDown = v;
+    },
+    close: async () => {
+      await closeServer(server);
+      await db.destroy();
+    },
+  };
+}

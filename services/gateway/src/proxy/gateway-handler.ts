@@ -1,0 +1,197 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestHandler } from 'express';
+import { sendError, type Logger } from '@bda/common';
+import type { KeyStore } from '../keys/key-store';
+import type { GatewayMetrics } from '../metrics';
+import { limitHeaders } from '../rate-limit/headers';
+import { anonymousSubject, keySubject, type Limiter, type PolicyConfig, type Subject } from '../rate-limit/policy';
+import { checkTarget, isNodePath, matchRoute, type RouteSpec } from './allowlist';
+import { addressGroup, clientIp, type TrustProxy } from './client-ip';
+import type { ForwardContext, ForwardRoute, Forwarder } from './forward';
+
+/** Paths the gateway answers itself (never proxied, never counted). */
+export const OWN_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+export interface HandlerConfig {
+  trustProxy: TrustProxy;
+  ipv6Prefix: number;
+  policy: PolicyConfig;
+  nodeRoutes: readonly RouteSpec[];
+  apiBodyLimit: number;
+  rosettaLimitedStatus: number;
+  rosettaLimitedCode: number;
+  accessLog: boolean;
+}
+
+export interface HandlerDeps {
+  config: HandlerConfig;
+  logger: Logger;
+  metrics: GatewayMetrics;
+  keys: Pick<KeyStore, 'verify'>;
+  /** Undefined when rate limiting is off. */
+  limiter: Limiter | undefined;
+  nodes: Forwarder;
+  api: Forwarder;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Everything on a proxied request, in one middleware that never calls `next()` for it: request id, key,
+ * rate limit, target checks, forwarding, the access log line. No body parser and no router work on this path.
+ */
+export function gatewayHandler(deps: HandlerDeps): RequestHandler {
+  return (req, res, next) => {
+    const url = req.url;
+    const q = url.indexOf('?');
+    if (OWN_PATHS.has(q === -1 ? url : url.slice(0, q))) {
+      next();
+      return;
+    }
+    handle(req, res, deps).catch((err: unknown) => {
+      deps.logger.error({ err, method: req.method }, 'gateway handler failed');
+      if (!res.headersSent) sendError(res, 500, 'internal_error', 'an unexpected error occurred');
+      else res.destroy();
+    });
+  };
+}
+
+interface RequestLog {
+  target: 'node' | 'api' | 'gateway';
+  ip: string;
+  keyId?: string;
+  limited?: boolean;
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, deps: HandlerDeps): Promise<void> {
+  const { config, metrics } = deps;
+  const started = performance.now();
+  const incomingId = req.headers['x-request-id'];
+  const id = typeof incomingId === 'string' && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
+  req.headers['x-request-id'] = id;
+  const ctx: ForwardContext = { tries: 0, responseHeaders: ['x-request-id', id] };
+  const ip = clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], config.trustProxy);
+  const info: RequestLog = { target: 'gateway', ip };
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const rawPath = q === -1 ? url : url.slice(0, q);
+  const rosetta = rawPath.startsWith('/rosetta/');
+
+  res.once('close', () => {
+    const seconds = (performance.now() - started) / 1000;
+    metrics.requests.labels(info.target, String(res.statusCode)).inc();
+    metrics.requestDuration.labels(info.target).observe(seconds);
+    if (config.accessLog) {
+      deps.logger.info(
+        {
+          reqId: id,
+          method: req.method,
+          // Never the query string: it may carry anything, keys included.
+          path: rawPath.length > 512 ? `${rawPath.slice(0, 512)}…` : rawPath,
+          status: res.statusCode,
+          ms: Math.round(seconds * 100_000) / 100,
+          ip: info.ip,
+          keyId: info.keyId,
+          target: info.target,
+          upstream: ctx.member,
+          tries: ctx.tries || undefined,
+          limited: info.limited,
+          aborted: res.writableFinished ? undefined : true,
+        },
+        'request',
+      );
+    }
+  });
+
+  const fail = (status: number, error: string, message: string) =>
+    answerError(req, res, ctx, rosetta, status, error, message);
+
+  // 1. Who: a key (which must be valid) or the client's address.
+  let subject: Subject;
+  const header = req.headers['x-api-key'];
+  const presented = Array.isArray(header) ? header.join(',') : header;
+  if (presented !== undefined && presented !== '') {
+    const auth = await deps.keys.verify(presented);
+    metrics.auth.labels(auth.status).inc();
+    if (auth.status === 'unknown') return fail(401, 'unauthorized', 'the API key is not valid');
+    if (auth.status === 'revoked') return fail(401, 'unauthorized', 'the API key has been revoked');
+    if (auth.status === 'unavailable') return fail(503, 'service_unavailable', 'the API key could not be verified, try again');
+    info.keyId = auth.key.id;
+    subject = keySubject(auth.key.id, auth.key, config.policy);
+  } else {
+    metrics.auth.labels('anonymous').inc();
+    subject = anonymousSubject(addressGroup(ip, config.ipv6Prefix), config.policy);
+  }
+
+  // 2. Rate limit (every proxied request counts, whatever comes of it).
+  if (deps.limiter) {
+    const decision = await deps.limiter.check(subject);
+    const h = limitHeaders(decision);
+    for (const name in h) ctx.responseHeaders.push(name, h[name]!);
+    metrics.rateLimitDecisions.labels(subject.tier, decision.allowed ? 'allowed' : 'limited').inc();
+    if (!decision.allowed) {
+      info.limited = true;
+      const message = `rate limit exceeded (${subject.tier === 'anonymous' ? 'per client address' : 'per key'}); retry in ${h['retry-after']} s`;
+      if (rosetta) return answerError(req, res, ctx, true, config.rosettaLimitedStatus, 'rate_limited', message, config.rosettaLimitedCode);
+      return fail(429, 'rate_limited', message);
+    }
+  }
+
+  // 3. Where: the node pool for allowlisted node RPC, the api for the rest.
+  const target = checkTarget(url);
+  if (!target.ok) return fail(400, 'invalid_request', target.message);
+  let forwarder: Forwarder;
+  let route: ForwardRoute;
+  if (isNodePath(target.path)) {
+    const spec = matchRoute(config.nodeRoutes, req.method ?? '', target.path);
+    if (!spec) return fail(404, 'not_found', `${req.method} ${target.path} is not a proxied node RPC route`);
+    info.target = 'node';
+    forwarder = deps.nodes;
+    route = spec;
+  } else {
+    info.target = 'api';
+    forwarder = deps.api;
+    route = { retry: req.method === 'GET' || req.method === 'HEAD', bodyLimit: config.apiBodyLimit };
+  }
+  const failure = await forwarder.forward(req, res, url, route, ip, ctx);
+  if (failure) fail(failure.status, failure.error, failure.message);
+}
+
+/**
+ * A JSON error produced by the gateway itself. Under `/rosetta/` the body is the Rosetta `Error` object
+ * (`retriable` for limits and upstream trouble); elsewhere `{error, message}`.
+ */
+function answerError(
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: ForwardContext,
+  rosetta: boolean,
+  status: number,
+  error: string,
+  message: string,
+  rosettaCode?: number,
+): void {
+  if (res.headersSent || res.destroyed) {
+    res.destroy();
+    return;
+  }
+  const h = ctx.responseHeaders;
+  for (let i = 0; i < h.length; i += 2) res.setHeader(h[i]!, h[i + 1]!);
+  // An unread request body would otherwise be read and thrown away before the connection can be reused.
+  if (!req.complete) res.setHeader('connection', 'close');
+  if (!rosetta) {
+    sendError(res as Parameters<typeof sendError>[0], status, error, message);
+    return;
+  }
+  const body = {
+    code: rosettaCode ?? status,
+    message: error,
+    description: message,
+    retriable: rosettaCode !== undefined || status === 503 || status === 502 || status === 504,
+    details: { error, message },
+  };
+  res.statusCode = status;
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.end(JSON.stringify(body));
+}

@@ -1,0 +1,147 @@
+import { Redis } from 'ioredis';
+import type { Knex } from 'knex';
+import { closeServer, createMetricsRegistry, listen, ShutdownRegistry, type Logger } from '@bda/common';
+import { buildApp } from './build-app';
+import { workerMetrics } from './cluster-metrics';
+import { createDb } from './db/migrate';
+import type { GatewayEnv } from './env';
+import { KeyStore } from './keys/key-store';
+import { createGatewayMetrics } from './metrics';
+import { HealthChecker } from './node-pool/health-checker';
+import { UpstreamPool } from './node-pool/pool';
+import { apiProbe, probeNode } from './node-pool/probes';
+import { Forwarder } from './proxy/forward';
+import { FallbackLimiter } from './rate-limit/fallback-limiter';
+import { IpcLimiter } from './rate-limit/ipc-limiter';
+import { MemoryLimiter } from './rate-limit/memory-limiter';
+import type { Limiter } from './rate-limit/policy';
+import { RedisLimiter } from './rate-limit/redis-limiter';
+
+export interface RunningGateway {
+  port: number;
+  shutdown: ShutdownRegistry;
+}
+
+/**
+ * Starts one gateway process (the only one, or a cluster worker): key store, limiter, pools, health checks,
+ * the app, and an ordered shutdown. Migrations have already run (index.ts runs them before any worker).
+ */
+export async function startGateway(env: GatewayEnv, logger: Logger, mode: 'single' | 'worker'): Promise<RunningGateway> {
+  const registry = createMetricsRegistry('gateway');
+  const metrics = createGatewayMetrics(registry);
+  const shutdown = new ShutdownRegistry(logger);
+
+  const db: Knex = createDb(env.DATABASE_URL, env.DATABASE_POOL_MAX);
+  shutdown.register('database', 'postgres', () => db.destroy());
+  const keys = new KeyStore(db, { cacheTtlMs: env.KEY_CACHE_TTL_MS, pollMs: env.KEY_REVOCATION_POLL_MS }, logger, metrics);
+  await keys.start();
+  shutdown.register('work', 'key version poll', () => keys.stop());
+
+  let limiter: Limiter | undefined;
+  if (env.RATE_LIMIT_ENABLED) {
+    if (env.REDIS_URL) {
+      const redis = new Redis(env.REDIS_URL, {
+        // Fail fast instead of queueing: the local limiter decides while Redis is away.
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        commandTimeout: env.REDIS_COMMAND_TIMEOUT_MS,
+        enableAutoPipelining: true,
+        retryStrategy: (times) => Math.min(100 * times, 2_000),
+        lazyConnect: true,
+      });
+      redis.on('error', () => undefined); // counted and logged by the fallback limiter
+      await redis.connect().catch((err: Error) => logger.error({ err: { message: err.message } }, 'redis unavailable at startup'));
+      limiter = new FallbackLimiter(new RedisLimiter(redis, env.REDIS_KEY_PREFIX), logger, metrics);
+      shutdown.register('clients', 'redis', async () => {
+        await redis.quit().catch(() => redis.disconnect());
+      });
+    } else {
+      limiter = mode === 'worker' ? new IpcLimiter() : new MemoryLimiter();
+    }
+    const l = limiter;
+    shutdown.register('clients', 'limiter', () => l.close?.());
+  }
+
+  const poolOpts = {
+    ejectAfter: env.UPSTREAM_EJECT_AFTER,
+    ejectBaseMs: env.UPSTREAM_EJECT_BASE_MS,
+    ejectMaxMs: env.UPSTREAM_EJECT_MAX_MS,
+    maxSockets: env.UPSTREAM_MAX_SOCKETS,
+  };
+  const forwardOpts = {
+    tryTimeoutMs: env.UPSTREAM_TRY_TIMEOUT_MS,
+    totalTimeoutMs: env.UPSTREAM_TOTAL_TIMEOUT_MS,
+    maxTries: env.UPSTREAM_MAX_TRIES,
+  };
+  const nodePool = new UpstreamPool('node', env.NODE_RPC_URLS, poolOpts, logger, metrics);
+  const apiPool = new UpstreamPool('api', env.API_URLS, poolOpts, logger, metrics);
+  shutdown.register('clients', 'upstream agents', () => {
+    nodePool.destroy();
+    apiPool.destroy();
+  });
+  const healthOpts = {
+    intervalMs: env.NODE_HEALTH_INTERVAL_MS,
+    timeoutMs: env.NODE_HEALTH_TIMEOUT_MS,
+    unhealthyThreshold: env.NODE_UNHEALTHY_THRESHOLD,
+    healthyThreshold: env.NODE_HEALTHY_THRESHOLD,
+  };
+  const checkers = [
+    new HealthChecker(nodePool, probeNode, { ...healthOpts, maxLagBlocks: env.NODE_MAX_LAG_BLOCKS }, logger, metrics),
+  ];
+  if (env.API_HEALTH_PATH) checkers.push(new HealthChecker(apiPool, apiProbe(env.API_HEALTH_PATH), healthOpts, logger, metrics));
+  for (const c of checkers) c.start();
+  shutdown.register('work', 'health checks', () => checkers.forEach((c) => c.stop()));
+  registerPoolGauges(metrics, [nodePool, apiPool]);
+
+  let ready = false;
+  const app = buildApp({
+    config: {
+      trustProxy: env.trustProxy,
+      ipv6Prefix: env.RATE_LIMIT_IPV6_PREFIX,
+      policy: {
+        anonymousPerMinute: env.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
+        keyPerMinute: env.RATE_LIMIT_KEY_PER_MINUTE,
+        burstPerSecond: env.RATE_LIMIT_BURST_PER_SECOND,
+      },
+      nodeRoutes: env.NODE_RPC_ROUTES,
+      apiBodyLimit: env.API_BODY_LIMIT_BYTES,
+      rosettaLimitedStatus: env.ROSETTA_LIMITED_STATUS,
+      rosettaLimitedCode: env.ROSETTA_LIMITED_CODE,
+      accessLog: env.ACCESS_LOG,
+    },
+    logger,
+    metrics,
+    registry,
+    keys,
+    limiter,
+    nodes: new Forwarder(nodePool, forwardOpts, metrics),
+    api: new Forwarder(apiPool, forwardOpts, metrics),
+    isReady: () => ready,
+    isShuttingDown: () => shutdown.isShuttingDown,
+    metricsText: mode === 'worker' ? workerMetrics(registry) : undefined,
+  });
+  const { server, port } = await listen(app, env.GATEWAY_PORT, env.HOST);
+  shutdown.register('intake', 'http server', () => closeServer(server));
+  shutdown.installSignalHandlers();
+  void Promise.all(checkers.map((c) => c.ready())).then(() => {
+    ready = true;
+    logger.info({ nodes: nodePool.availableCount(), apis: apiPool.availableCount() }, 'gateway ready');
+  });
+  logger.info({ port, mode, redis: Boolean(env.REDIS_URL), nodes: env.NODE_RPC_URLS.length, apis: env.API_URLS.length }, 'gateway listening');
+  return { port, shutdown };
+}
+
+function registerPoolGauges(metrics: ReturnType<typeof createGatewayMetrics>, pools: UpstreamPool[]): void {
+  const update = () => {
+    const now = Date.now();
+    for (const p of pools) {
+      for (const m of p.members) {
+        metrics.upstreamAvailable.labels(p.name, m.name).set(m.available(now) ? 1 : 0);
+        metrics.upstreamInFlight.labels(p.name, m.name).set(m.inFlight);
+      }
+    }
+  };
+  update();
+  const timer = setInterval(update, 1_000);
+  timer.unref();
+}
