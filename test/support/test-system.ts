@@ -89,11 +89,10 @@ export class TestSystem {
         return {
           ...common,
           GATEWAY_PORT: String(this.ports.gateway),
-          GATEWAY_HOST: '127.0.0.1',
+          HOST: '127.0.0.1',
           GATEWAY_WORKERS: '1',
           API_URLS: this.apiUrl,
           NODE_RPC_URLS: 'http://127.0.0.1:9',
-          REDIS_URL: '',
         };
     }
   }

@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startKafka, type RunningKafka } from '@bda/test-support';
-import { BusUnavailableError, type BusConsumer, type BusRecord, KafkaBus, type KafkaBusOptions } from '../src';
+import {
+  BusMessageRejectedError,
+  BusUnavailableError,
+  type BusConsumer,
+  type BusRecord,
+  KafkaBus,
+  type KafkaBusOptions,
+} from '../src';
 
 // Kafka-specific behaviour of KafkaBus; the behaviour both buses share is the contract suite's.
 
@@ -164,6 +171,46 @@ describe('KafkaBus on the shared broker', () => {
     expect(failures).toBe(2);
     expect(third.positions()).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
     expect(await c1.headPosition(topic)).toBe(12n);
+    await producer.disconnect();
+  });
+
+  it('rejects a message larger than the topic allows with BusMessageRejectedError (not retriable)', async () => {
+    const strict = newBus(brokers, { maxMessageBytes: 64 * 1024 });
+    await strict.ensureTopics(['strict']);
+    const producer = strict.producer();
+    const err = await producer.publish('strict', [{ key: 'stacks', value: randomBytes(1024 * 1024) }]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BusMessageRejectedError);
+    expect(err).not.toBeInstanceOf(BusUnavailableError);
+    expect(producer.isHealthy()).toBe(true); // the broker answered
+    await producer.publish('strict', [msg(1)]); // and the producer still works
+    await strict.close();
+  });
+
+  it('stop() waits for the batch in progress', async () => {
+    const topic = 'stop-waits';
+    await bus.ensureTopics([topic]);
+    const producer = bus.producer();
+    await producer.publish(topic, [msg(0)]);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const events: string[] = [];
+    const consumer = bus.consumer('stopper');
+    await consumer.start({
+      topic,
+      lastApplied: async () => null,
+      handleBatch: async () => {
+        events.push('handler started');
+        await gate;
+        events.push('handler done');
+      },
+    });
+    await waitFor(() => events.length > 0, 'the handler to start');
+    const stopped = consumer.stop().then(() => events.push('stopped'));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(events).toEqual(['handler started']);
+    release();
+    await stopped;
+    expect(events).toEqual(['handler started', 'handler done', 'stopped']);
     await producer.disconnect();
   });
 

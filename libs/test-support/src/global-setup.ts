@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import 'vitest';
+import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { startPostgres } from './postgres-server';
 import { startKafka } from './kafka-broker';

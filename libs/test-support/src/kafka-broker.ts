@@ -123,6 +123,14 @@ function cdsArchive(java: string, libs: string): string | undefined {
   }
 }
 
+/** A Kafka cluster id: 16 random bytes, base64url. Never starting with `-`, which the tools would take for an option. */
+function newClusterId(): string {
+  for (;;) {
+    const id = randomBytes(16).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
+}
+
 function readState(dataDir: string): BrokerState | undefined {
   const file = join(dataDir, 'broker.json');
   return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as BrokerState) : undefined;
@@ -236,7 +244,7 @@ export async function startKafka(opts: StartKafkaOptions): Promise<RunningKafka>
     const port = opts.port ?? state?.port ?? (await freePort());
     let controllerPort = state?.controllerPort ?? (await freePort());
     while (controllerPort === port) controllerPort = await freePort();
-    state = { clusterId: state?.clusterId ?? randomBytes(16).toString('base64url'), port, controllerPort };
+    state = { clusterId: state?.clusterId ?? newClusterId(), port, controllerPort };
     writeFileSync(join(dataDir, 'broker.json'), `${JSON.stringify(state, null, 2)}\n`);
   }
   const st = state;
@@ -254,6 +262,10 @@ export async function startKafka(opts: StartKafkaOptions): Promise<RunningKafka>
   const cdsUse = () => (archive && existsSync(archive) ? [`-XX:SharedArchiveFile=${archive}`, '-Xlog:cds=off'] : []);
 
   if (!existsSync(join(dataDir, 'kraft', 'meta.properties'))) {
+    if (st.clusterId.startsWith('-')) {
+      st.clusterId = newClusterId();
+      writeFileSync(join(dataDir, 'broker.json'), `${JSON.stringify(st, null, 2)}\n`);
+    }
     const fmt = spawnSync(
       java,
       [

@@ -5,6 +5,7 @@ import { Histogram, type Registry } from 'prom-client';
 import { accessLog, errorMiddleware, healthRouter, notFoundHandler, requestId } from '@bda/common';
 import { isDbReachable } from '@bda/db';
 import { DEFAULT_PAGE_LIMITS, type PageLimits } from './env';
+import { dbErrorMiddleware } from './db-errors';
 import { bundleOpenApi, loadSchemaSources } from './openapi';
 import { addressRouter } from './routes/address';
 import { blocksRouter } from './routes/blocks';
@@ -84,6 +85,7 @@ export function buildApp(deps: ApiDeps): Express {
   app.use(transactionsRouter(ctx));
   app.use(addressRouter(ctx));
   app.use(notFoundHandler());
+  app.use(dbErrorMiddleware(deps.logger));
   app.use(errorMiddleware(deps.logger));
   return app;
 }

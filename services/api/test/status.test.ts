@@ -145,3 +145,33 @@ describe('operations endpoints', () => {
     );
   });
 });
+
+describe('when the database is unreachable', () => {
+  it('answers 503 JSON to chain reads and to readiness, and keeps serving', async () => {
+    const { buildApp } = await import('../src/build-app');
+    const { createDb } = await import('@bda/db');
+    const { createLogger, createMetricsRegistry, listen, closeServer } = await import('@bda/common');
+    const { schemaValidator } = await import('./support/api-harness');
+    const db = createDb({ connectionString: 'postgres://postgres:postgres@127.0.0.1:1/none' });
+    const app = buildApp({
+      db,
+      logger: createLogger('t', 'silent'),
+      metrics: createMetricsRegistry('t'),
+      isShuttingDown: () => false,
+    });
+    const { server, port } = await listen(app, 0, '127.0.0.1');
+    try {
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(`http://127.0.0.1:${port}/extended/v2/blocks`);
+        expect(res.status).toBe(503);
+        const body = await res.json();
+        expect(body).toEqual({ error: 'service_unavailable', message: 'the database is unavailable; try again shortly' });
+        schemaValidator.validateResponse('/extended/v2/blocks', 'get', 503, body);
+      }
+      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(503);
+    } finally {
+      await closeServer(server);
+      await db.destroy();
+    }
+  });
+});

@@ -21,12 +21,17 @@ export interface RequestOptions {
 /** One request on a fresh connection to 127.0.0.1:port. */
 export function request(port: number, opts: RequestOptions): Promise<Reply> {
   return new Promise((resolve, reject) => {
+    const headers = { ...opts.headers };
+    // Node's client sends a GET body without a length unless told: give it one.
+    if ((typeof opts.body === 'string' || Buffer.isBuffer(opts.body)) && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) {
+      headers['content-length'] = String(Buffer.byteLength(opts.body));
+    }
     const req = http.request({
       host: '127.0.0.1',
       port,
       method: opts.method ?? 'GET',
       path: opts.path,
-      headers: opts.headers,
+      headers,
       agent: false,
     });
     req.setTimeout(opts.timeoutMs ?? 30_000, () => req.destroy(new Error('client timeout')));

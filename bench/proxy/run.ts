@@ -1,0 +1,240 @@
+/**
+ * Proxy benchmark (not a test): requests/s and latency of `GET /v2/info` on a stub node, side by side:
+ *
+ *   direct        the stub node itself
+ *   nginx         Debian's nginx proxying the stub (one worker per core, upstream keep-alive)
+ *   gateway       the gateway, rate limiting off, no key
+ *   gateway+redis the gateway with a key (cached after the first lookup) and the Redis limit check
+ *   gateway+mem   the gateway with a key and the in-memory limiter (the embedded default, counters in the primary)
+ *
+ * Throughput: wrk with BENCH_CONNECTIONS connections for BENCH_SECONDS; latency: wrk with one connection
+ * (so p50/p99 are the time one request takes, not queueing). Loopback only, bounded in time.
+ * Needs Debian's `wrk`, `nginx` and `redis-server`; PostgreSQL is the embedded one.
+ *
+ *   npx tsx bench/proxy/run.ts     (env: BENCH_SECONDS=10 BENCH_CONNECTIONS=64 GATEWAY_WORKERS=<cores>)
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { freePort, startPostgres, startRedis, createTestDatabase } from '@bda/test-support';
+import { createDb, migrateToLatest } from '../../services/gateway/src/db/migrate';
+import { createKey } from '../../services/gateway/src/keys/key-repository';
+
+const ROOT = join(import.meta.dirname, '../..');
+const TMP = join(ROOT, '.tmp', `bench-proxy-${process.pid}`);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const CORES = availableParallelism();
+const WORKERS = Number(process.env.GATEWAY_WORKERS ?? CORES);
+
+interface Result {
+  name: string;
+  rps: number;
+  /** Processes serving (for per-core figures). */
+  procs: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+const children: ChildProcess[] = [];
+const stops: Array<() => Promise<void>> = [];
+
+function need(bin: string, pkg: string): void {
+  try {
+    execFileSync('sh', ['-c', `command -v ${bin}`], { stdio: 'ignore' });
+  } catch {
+    console.error(`${bin} not found: apt-get install -y ${pkg}`);
+    process.exit(2);
+  }
+}
+
+function spawnChild(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+  const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  children.push(child);
+  return child;
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(t);
+}
+
+async function waitHttp(url: string, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      const r = await fetch(url);
+      await r.arrayBuffer();
+      if (r.ok) return;
+    } catch {
+      // not yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} not up within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Parses wrk's output: Requests/sec, latency percentiles and non-2xx counts. */
+function parseWrk(out: string): { rps: number; p50: number; p99: number; errors: number } {
+  const toMs = (v: string, unit: string) => Number(v) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 1);
+  const pct = (p: string) => {
+    const m = new RegExp(`\\s${p}%\\s+([\\d.]+)(us|ms|s|m)`).exec(out);
+    return m ? toMs(m[1]!, m[2]!) : NaN;
+  };
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
+  const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const sockErrors = sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
+  return { rps, p50: pct('50'), p99: pct('99'), errors: non2xx + sockErrors };
+}
+
+function wrk(url: string, connections: number, seconds: number, headers: string[]): string {
+  const threads = Math.max(1, Math.min(connections, CORES));
+  const args = ['-t', String(threads), '-c', String(connections), '-d', `${seconds}s`, '--latency', ...headers.flatMap((h) => ['-H', h]), url];
+  return execFileSync('wrk', args, { encoding: 'utf8' });
+}
+
+async function measure(name: string, url: string, procs: number, headers: string[] = []): Promise<Result> {
+  wrk(url, CONNECTIONS, 2, headers); // warm-up: connections, JIT, key cache
+  const load = parseWrk(wrk(url, CONNECTIONS, SECONDS, headers));
+  const lat = parseWrk(wrk(url, 1, Math.max(3, Math.round(SECONDS / 2)), headers));
+  const r = { name, rps: load.rps, procs, p50: lat.p50, p99: lat.p99, errors: load.errors + lat.errors };
+  console.log(
+    `  ${name.padEnd(14)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${r.p50.toFixed(3)} ms   p99 ${r.p99.toFixed(3)} ms${r.errors ? `   (${r.errors} errors)` : ''}`,
+  );
+  return r;
+}
+
+async function startGateway(env: Record<string, string>): Promise<{ port: number; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawnChild(process.execPath, ['--import', 'tsx', join(ROOT, 'services/gateway/src/main.ts')], {
+    GATEWAY_PORT: String(port),
+    HOST: '127.0.0.1',
+    GATEWAY_WORKERS: String(WORKERS),
+    LOG_LEVEL: 'info',
+    ...env,
+  });
+  await waitHttp(`http://127.0.0.1:${port}/readyz`);
+  return { port, child };
+}
+
+function nginxConfig(dir: string, port: number, upstreamPort: number): string {
+  return `
+worker_processes ${WORKERS};
+daemon off;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  upstream node { server 127.0.0.1:${upstreamPort}; keepalive 256; }
+  server {
+    listen 127.0.0.1:${port} reuseport;
+    location / {
+      proxy_pass http://node;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host $host;
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+    }
+  }
+}
+`;
+}
+
+async function main(): Promise<void> {
+  need('wrk', 'wrk');
+  need('nginx', 'nginx');
+  need('redis-server', 'redis-server');
+  mkdirSync(TMP, { recursive: true });
+  console.log(`proxy benchmark: ${CORES} cores, gateway/nginx workers ${WORKERS}, ${CONNECTIONS} connections, ${SECONDS} s per run\n`);
+
+  const stubPort = await freePort();
+  const stub = spawnChild(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/proxy/stub-node.ts'), String(stubPort)]);
+  void stub;
+  await waitHttp(`http://127.0.0.1:${stubPort}/v2/info`);
+
+  const pg = await startPostgres({ dataDir: join(TMP, 'pg'), fresh: true });
+  stops.push(pg.stop);
+  const redis = await startRedis({ dataDir: join(TMP, 'redis') });
+  stops.push(redis.stop);
+  const databaseUrl = await createTestDatabase(pg.url, 'bench');
+  const db = createDb(databaseUrl, 1);
+  await migrateToLatest(db, databaseUrl);
+  const { key } = await createKey(db, { owner: 'bench', rateLimitPerMinute: 2_000_000_000, burstPerSecond: 2_000_000_000 });
+  await db.destroy();
+  const keyHeader = `x-api-key: ${key}`;
+
+  const nginxPort = await freePort();
+  const nginxDir = join(TMP, 'nginx');
+  mkdirSync(nginxDir, { recursive: true });
+  writeFileSync(join(nginxDir, 'nginx.conf'), nginxConfig(nginxDir, nginxPort, stubPort));
+  const nginx = spawnChild('nginx', ['-c', join(nginxDir, 'nginx.conf'), '-p', nginxDir]);
+  await waitHttp(`http://127.0.0.1:${nginxPort}/v2/info`);
+
+  const common = {
+    DATABASE_URL: databaseUrl,
+    NODE_RPC_URLS: `http://127.0.0.1:${stubPort}`,
+    API_URLS: `http://127.0.0.1:${stubPort}`,
+    API_HEALTH_PATH: '',
+    NODE_RPC_ROUTES: 'GET /v2/info',
+  };
+  const results: Result[] = [];
+  results.push(await measure('direct', `http://127.0.0.1:${stubPort}/v2/info`, 1));
+  results.push(await measure('nginx', `http://127.0.0.1:${nginxPort}/v2/info`, WORKERS));
+  await stopChild(nginx);
+
+  for (const [name, env, headers] of [
+    ['gateway', { RATE_LIMIT_ENABLED: 'false' }, []],
+    ['gateway+redis', { REDIS_URL: redis.url }, [keyHeader]],
+    ['gateway+mem', {}, [keyHeader]],
+  ] as Array<[string, Record<string, string>, string[]]>) {
+    const gw = await startGateway({ ...common, ...env });
+    results.push(await measure(name, `http://127.0.0.1:${gw.port}/v2/info`, WORKERS, headers));
+    await stopChild(gw.child);
+  }
+
+  const direct = results[0]!;
+  const ngx = results[1]!;
+  console.log('\n| target | req/s | req/s per core | vs nginx (per core) | p50 ms | p99 ms | added p50 ms (vs direct) |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|');
+  for (const r of results) {
+    const perCore = r.rps / r.procs;
+    const vsNginx = perCore / (ngx.rps / ngx.procs);
+    console.log(
+      `| ${r.name} | ${r.rps.toFixed(0)} | ${perCore.toFixed(0)} | ${(vsNginx * 100).toFixed(0)}% | ${r.p50.toFixed(3)} | ${r.p99.toFixed(3)} | ${r === direct ? '-' : (r.p50 - direct.p50).toFixed(3)} |`,
+    );
+  }
+  const withLimit = results.find((r) => r.name === 'gateway+redis')!;
+  const ratio = withLimit.rps / withLimit.procs / (ngx.rps / ngx.procs);
+  console.log(
+    `\nbar (keys + Redis limit): ${(ratio * 100).toFixed(0)}% of nginx's req/s per core (bar ≥ 30%), ` +
+      `added p50 ${(withLimit.p50 - direct.p50).toFixed(3)} ms (bar ≤ 1 ms)`,
+  );
+  console.log('note: the stub, nginx or the gateway, and wrk share the same cores; per-core figures divide by the proxy\'s worker count.');
+}
+
+async function cleanup(): Promise<void> {
+  await Promise.allSettled(children.map(stopChild));
+  await Promise.allSettled(stops.map((s) => s()));
+  rmSync(TMP, { recursive: true, force: true });
+}
+
+main()
+  .then(cleanup)
+  .catch(async (err: unknown) => {
+    console.error(err);
+    await cleanup();
+    process.exit(1);
+  });
