@@ -23,7 +23,7 @@ describe.each(['kafka', 'postgres'] as const)('an indexer killed at random point
     await steady?.stop();
   });
 
-  it('ends with exactly the tables of the uninterrupted indexer', async () => {
+  it('ends with exactly the tables of the uninterrupted indexer', { timeout: 300_000 }, async () => {
     const events = [...loadFixture('epoch-3-transition.tsv'), ...loadFixture('mainnet-reorg-scenario1.tsv')];
     const replay = replayEvents(events, { observerUrl: steady.observerUrl, maxRetryMs: 60_000 });
     let kills = 0;

@@ -82,7 +82,9 @@ export class TestSystem {
       case 'observer':
         return { ...common, OBSERVER_PORT: String(this.ports.observer), OBSERVER_HOST: '127.0.0.1' };
       case 'indexer':
-        return { ...common, INDEXER_PORT: String(this.ports.indexer), INDEXER_GROUP_ID: `indexer-${this.topicPrefix}${this.ports.indexer}` };
+        return { ...common, INDEXER_PORT: String(this.ports.indexer), INDEXER_GROUP_ID: `indexer-${this.topicPrefix}${this.ports.indexer}`,
+          INDEXER_KAFKA_SESSION_TIMEOUT_MS: '6000',
+        };
       case 'api':
         return { ...common, API_PORT: String(this.ports.api), API_HOST: '127.0.0.1' };
       case 'gateway':

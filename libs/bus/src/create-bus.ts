@@ -12,6 +12,8 @@ export interface CreateBusOptions {
   logger: Logger;
   /** Prefix for topic names (tests isolate themselves with it). */
   topicPrefix?: string;
+  /** Kafka consumer-group session timeout: how long a crashed consumer holds its partition (ms). */
+  kafkaSessionTimeoutMs?: number;
 }
 
 /** Kafka when brokers are configured, else the embedded PostgreSQL log. */
@@ -22,6 +24,8 @@ export function createBus(opts: CreateBusOptions): Bus {
       clientId: opts.clientId,
       logger: opts.logger,
       topicPrefix: opts.topicPrefix,
+      sessionTimeoutMs: opts.kafkaSessionTimeoutMs,
+      heartbeatIntervalMs: opts.kafkaSessionTimeoutMs ? Math.max(500, Math.floor(opts.kafkaSessionTimeoutMs / 6)) : undefined,
     });
   }
   return new PgLogBus({

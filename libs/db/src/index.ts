@@ -1,3 +1,4 @@
 export * from './create-db';
 export * from './db-types';
 export * from './migrations';
+export * from './rune-types';

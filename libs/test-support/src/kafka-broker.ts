@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import {
   closeSync,
@@ -86,14 +86,25 @@ export function pinnedKafkaVersion(): string {
   return m[1].trim();
 }
 
+/** Runs a command to its end without blocking the event loop (other servers start meanwhile). */
+function run(cmd: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolveRun, reject) => {
+    const proc = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    proc.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    proc.once('error', reject);
+    proc.once('close', (code) => resolveRun({ code, stdout, stderr }));
+  });
+}
+
 /** Folder of the broker jars; runs fetch-kafka.sh (Maven) when they are not there yet. */
-export function ensureKafkaJars(): string {
+export async function ensureKafkaJars(): Promise<string> {
   const libs = join(process.env.KAFKA_CACHE_DIR ?? join(ROOT, '.cache/kafka'), pinnedKafkaVersion(), 'libs');
   if (existsSync(join(libs, '.complete'))) return libs;
-  const res = spawnSync('bash', [FETCH_SCRIPT], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  if (res.status !== 0) {
-    throw new Error(`fetch-kafka.sh failed (${res.status ?? res.signal}): ${res.stderr || res.error?.message}`);
-  }
+  const res = await run('bash', [FETCH_SCRIPT]);
+  if (res.code !== 0) throw new Error(`fetch-kafka.sh failed (${res.code}): ${res.stderr}`);
   const printed = res.stdout.trim().split('\n').pop() ?? libs;
   if (!existsSync(join(printed, '.complete'))) throw new Error(`fetch-kafka.sh did not produce ${printed}`);
   return printed;
@@ -230,11 +241,29 @@ async function answersMetadata(brokers: string): Promise<boolean> {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
+ * Runs the JVM under a small bash watchdog, so a broker never outlives the Node process that started it (a test
+ * run interrupted with Ctrl-C, a crash, a kill -9): Node holds the watchdog's stdin open, and when it reads end
+ * of file the broker gets SIGTERM. SIGTERM to the watchdog (`stop()`) is passed on the same way; its exit code is
+ * the JVM's.
+ */
+const WATCHDOG = [
+  'exec 3<&0',
+  '"$@" 3<&- </dev/null &',
+  'child=$!',
+  '(cat <&3 >/dev/null; kill -TERM "$child" 2>/dev/null) &',
+  'exec 3<&-',
+  `trap 'kill -TERM "$child" 2>/dev/null' TERM INT`,
+  'status=0',
+  'while kill -0 "$child" 2>/dev/null; do wait "$child"; status=$?; done',
+  'exit "$status"',
+].join('\n');
+
+/**
  * Starts a single-node KRaft broker (see the file comment). Formats the storage with
  * `kafka.tools.StorageTool` only when `dataDir` is not formatted yet.
  */
 export async function startKafka(opts: StartKafkaOptions): Promise<RunningKafka> {
-  const libs = ensureKafkaJars();
+  const libs = await ensureKafkaJars();
   const dataDir = resolve(opts.dataDir);
   if (opts.fresh && existsSync(dataDir)) rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true });
@@ -266,26 +295,20 @@ export async function startKafka(opts: StartKafkaOptions): Promise<RunningKafka>
       st.clusterId = newClusterId();
       writeFileSync(join(dataDir, 'broker.json'), `${JSON.stringify(st, null, 2)}\n`);
     }
-    const fmt = spawnSync(
-      java,
-      [
-        ...jvmCommon,
-        ...cdsUse(),
-        '-Xmx256m',
-        '-cp',
-        classpath,
-        'kafka.tools.StorageTool',
-        'format',
-        '-t',
-        st.clusterId,
-        '-c',
-        propsFile,
-      ],
-      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    if (fmt.status !== 0) {
-      throw new Error(`kafka storage format failed (${fmt.status ?? fmt.signal}): ${fmt.stderr}${fmt.stdout}`);
-    }
+    const fmt = await run(java, [
+      ...jvmCommon,
+      ...cdsUse(),
+      '-Xmx256m',
+      '-cp',
+      classpath,
+      'kafka.tools.StorageTool',
+      'format',
+      '-t',
+      st.clusterId,
+      '-c',
+      propsFile,
+    ]);
+    if (fmt.code !== 0) throw new Error(`kafka storage format failed (${fmt.code}): ${fmt.stderr}${fmt.stdout}`);
   }
 
   const brokers = `127.0.0.1:${st.port}`;
@@ -294,7 +317,6 @@ export async function startKafka(opts: StartKafkaOptions): Promise<RunningKafka>
   const stopTimeoutMs = opts.stopTimeoutMs ?? 20_000;
   let child: ChildProcess | undefined;
   let exited: Promise<void> = Promise.resolve();
-  const killOnExit = () => child?.kill('SIGKILL');
 
   const launch = async (): Promise<void> => {
     if (child) return;
@@ -303,8 +325,12 @@ export async function startKafka(opts: StartKafkaOptions): Promise<RunningKafka>
     const dumpTo = archive && !existsSync(archive) ? `${archive}.${process.pid}-${randomBytes(4).toString('hex')}` : undefined;
     const cds = dumpTo ? [`-XX:ArchiveClassesAtExit=${dumpTo}`, '-Xlog:cds=off'] : cdsUse();
     const proc = spawn(
-      java,
+      'bash',
       [
+        '-c',
+        WATCHDOG,
+        'kafka-broker',
+        java,
         ...cds,
         '-Xms64m',
         `-Xmx${heap}`,
@@ -317,7 +343,8 @@ export async function startKafka(opts: StartKafkaOptions): Promise<RunningKafka>
         'kafka.Kafka',
         propsFile,
       ],
-      { cwd: dataDir, stdio: ['ignore', out, out] },
+      // Its own process group, so the stop timeout can SIGKILL the JVM along with the watchdog.
+      { cwd: dataDir, stdio: ['pipe', out, out], detached: true },
     );
     closeSync(out);
     child = proc;
@@ -327,24 +354,25 @@ export async function startKafka(opts: StartKafkaOptions): Promise<RunningKafka>
         exitInfo = `code ${code ?? '-'}, signal ${signal ?? '-'}`;
         if (dumpTo && archive) {
           try {
-            if (signal === null && statSync(dumpTo).size > 0 && !existsSync(archive)) renameSync(dumpTo, archive);
+            // 137: the JVM was killed (SIGKILL) and may have left half an archive.
+            if (signal === null && code !== 137 && statSync(dumpTo).size > 0 && !existsSync(archive)) {
+              renameSync(dumpTo, archive);
+            }
           } catch {
             // no archive written (killed, or not supported): the next start simply runs without one
           }
           rmSync(dumpTo, { force: true });
         }
         if (child === proc) child = undefined;
-        process.off('exit', killOnExit);
         resolveExit();
       });
       proc.once('error', (err) => {
         exitInfo = err.message;
         if (child === proc) child = undefined;
-        process.off('exit', killOnExit);
         resolveExit();
       });
     });
-    process.on('exit', killOnExit);
+    proc.stdin?.on('error', () => {}); // EPIPE once the watchdog is gone
 
     const deadline = Date.now() + startTimeoutMs;
     for (;;) {
@@ -364,7 +392,13 @@ export async function startKafka(opts: StartKafkaOptions): Promise<RunningKafka>
     const proc = child;
     if (!proc) return;
     proc.kill('SIGTERM');
-    const timer = setTimeout(() => proc.kill('SIGKILL'), stopTimeoutMs);
+    const timer = setTimeout(() => {
+      try {
+        if (proc.pid) process.kill(-proc.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }, stopTimeoutMs);
     await exited;
     clearTimeout(timer);
   };

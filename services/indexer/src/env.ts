@@ -12,6 +12,11 @@ export const indexerEnvSchema = z.object({
   BUS_TOPIC_PREFIX: z.string().default(''),
   /** Consumer group; standby indexers in the same group take over when the active one stops. */
   INDEXER_GROUP_ID: z.string().default('indexer'),
+  /**
+   * Kafka group session timeout (ms): how long a crashed indexer keeps its partition before a standby (or
+   * its own restart) takes over. The broker bounds it (group.min.session.timeout.ms, 6 s by default).
+   */
+  INDEXER_KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30_000),
   /** Most bus records applied in one database transaction. */
   INDEXER_MAX_BATCH: z.coerce.number().int().min(1).max(10_000).default(100),
   /** Port of the indexer's health and metrics server. */

@@ -2,7 +2,9 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { TOPICS, type Bus, type BusConsumer } from '@bda/bus';
+import type { Network } from '@bda/runes';
 import { MessageApplier } from './message-applier';
+import { bitcoinBlockHandler } from './runes/bitcoin-block-handler';
 import { stacksEventHandler } from './stacks/stacks-event-handler';
 
 export interface IndexerDeps {
@@ -14,6 +16,8 @@ export interface IndexerDeps {
   maxBatch: number;
   /** Prefix of the bus topic names (tests); positions are stored under the unprefixed name. */
   topicPrefix?: string;
+  /** Bitcoin network of the rune ledger (`BITCOIN_NETWORK`); mainnet when omitted. */
+  bitcoinNetwork?: Network;
 }
 
 /**
@@ -21,8 +25,9 @@ export interface IndexerDeps {
  * position in `consumer_positions`.
  */
 export class Indexer {
-  private readonly consumers: BusConsumer[] = [];
+  private readonly consumers: Array<{ topic: string; consumer: BusConsumer; applier: MessageApplier }> = [];
   readonly stacks: MessageApplier;
+  readonly bitcoin: MessageApplier;
   private started = false;
 
   constructor(private readonly deps: IndexerDeps) {
@@ -33,6 +38,13 @@ export class Indexer {
       positionKey: TOPICS.stacksNodeEvents,
       handle: stacksEventHandler(deps.logger),
     });
+    this.bitcoin = new MessageApplier({
+      db: deps.db,
+      logger: deps.logger,
+      metrics: deps.metrics,
+      positionKey: TOPICS.bitcoinBlocks,
+      handle: bitcoinBlockHandler({ network: deps.bitcoinNetwork ?? 'mainnet', logger: deps.logger }),
+    });
   }
 
   get isRunning(): boolean {
@@ -42,35 +54,43 @@ export class Indexer {
   async start(): Promise<void> {
     const prefix = this.deps.topicPrefix ?? '';
     await this.deps.bus.ensureTopics([prefix + TOPICS.stacksNodeEvents, prefix + TOPICS.bitcoinBlocks]);
-    const stacks = this.deps.bus.consumer(`${this.deps.groupId}-stacks`);
-    await stacks.start({
-      topic: prefix + TOPICS.stacksNodeEvents,
-      lastApplied: () => this.stacks.lastApplied(),
-      handleBatch: (records) => this.stacks.applyBatch(records),
-      maxBatch: this.deps.maxBatch,
-    });
-    this.consumers.push(stacks);
+    const topics: Array<[string, string, MessageApplier]> = [
+      [TOPICS.stacksNodeEvents, 'stacks', this.stacks],
+      [TOPICS.bitcoinBlocks, 'bitcoin', this.bitcoin],
+    ];
+    for (const [topic, suffix, applier] of topics) {
+      const consumer = this.deps.bus.consumer(`${this.deps.groupId}-${suffix}`);
+      await consumer.start({
+        topic: prefix + topic,
+        lastApplied: () => applier.lastApplied(),
+        handleBatch: (records) => applier.applyBatch(records),
+        // A bitcoin block can hold tens of thousands of rune rows: one block per transaction is plenty.
+        maxBatch: topic === TOPICS.bitcoinBlocks ? Math.min(this.deps.maxBatch, 10) : this.deps.maxBatch,
+      });
+      this.consumers.push({ topic, consumer, applier });
+    }
     this.started = true;
   }
 
   /** Per topic: the last applied position and the newest on the bus (lag = head - applied). */
   async status(): Promise<Record<string, { applied: string | null; head: string; lag: string }>> {
     const prefix = this.deps.topicPrefix ?? '';
-    const consumer = this.consumers[0];
-    const applied = await this.stacks.lastApplied();
-    const head = consumer ? await consumer.headPosition(prefix + TOPICS.stacksNodeEvents) : -1n;
-    return {
-      [TOPICS.stacksNodeEvents]: {
+    const out: Record<string, { applied: string | null; head: string; lag: string }> = {};
+    for (const { topic, consumer, applier } of this.consumers) {
+      const applied = await applier.lastApplied();
+      const head = await consumer.headPosition(prefix + topic);
+      out[topic] = {
         applied: applied === null ? null : applied.toString(),
         head: head.toString(),
         lag: (head - (applied ?? -1n) > 0n ? head - (applied ?? -1n) : 0n).toString(),
-      },
-    };
+      };
+    }
+    return out;
   }
 
   async stop(): Promise<void> {
     this.started = false;
-    await Promise.all(this.consumers.map((c) => c.stop()));
+    await Promise.all(this.consumers.map((c) => c.consumer.stop()));
     this.consumers.length = 0;
   }
 }

@@ -19,6 +19,7 @@ async function main(): Promise<void> {
     databaseUrl: env.BUS_DATABASE_URL ?? env.DATABASE_URL,
     clientId: 'indexer',
     logger,
+    kafkaSessionTimeoutMs: env.INDEXER_KAFKA_SESSION_TIMEOUT_MS,
     topicPrefix: env.BUS_TOPIC_PREFIX || undefined,
   });
   const indexer = new Indexer({
@@ -29,6 +30,7 @@ async function main(): Promise<void> {
     groupId: env.INDEXER_GROUP_ID,
     maxBatch: env.INDEXER_MAX_BATCH,
     topicPrefix: env.BUS_TOPIC_PREFIX,
+    bitcoinNetwork: env.BITCOIN_NETWORK,
   });
   await indexer.start();
   const app = express();

@@ -36,30 +36,48 @@ export class MessageApplier {
   private readonly position: Gauge;
 
   constructor(private readonly opts: MessageApplierOptions) {
-    this.applied = new Counter({
-      name: 'indexer_messages_applied_total',
-      help: 'Bus messages applied, by observer path',
-      labelNames: ['path'],
-      registers: [opts.metrics],
-    });
-    this.deadLetters = new Counter({
-      name: 'indexer_dead_letters_total',
-      help: 'Bus messages that could not be applied and were dead-lettered',
-      labelNames: ['path'],
-      registers: [opts.metrics],
-    });
-    this.batchSeconds = new Histogram({
-      name: 'indexer_batch_seconds',
-      help: 'Time to apply one batch of bus messages',
-      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-      registers: [opts.metrics],
-    });
-    this.position = new Gauge({
-      name: 'indexer_position',
-      help: 'Last applied bus position',
-      labelNames: ['topic'],
-      registers: [opts.metrics],
-    });
+    // One applier per topic shares the registry: the second one reuses the metrics the first registered.
+    const metric = <T>(name: string, create: () => T): T => (opts.metrics.getSingleMetric(name) as T | undefined) ?? create();
+    this.applied = metric(
+      'indexer_messages_applied_total',
+      () =>
+        new Counter({
+          name: 'indexer_messages_applied_total',
+          help: 'Bus messages applied, by observer path',
+          labelNames: ['path'],
+          registers: [opts.metrics],
+        }),
+    );
+    this.deadLetters = metric(
+      'indexer_dead_letters_total',
+      () =>
+        new Counter({
+          name: 'indexer_dead_letters_total',
+          help: 'Bus messages that could not be applied and were dead-lettered',
+          labelNames: ['path'],
+          registers: [opts.metrics],
+        }),
+    );
+    this.batchSeconds = metric(
+      'indexer_batch_seconds',
+      () =>
+        new Histogram({
+          name: 'indexer_batch_seconds',
+          help: 'Time to apply one batch of bus messages',
+          buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+          registers: [opts.metrics],
+        }),
+    );
+    this.position = metric(
+      'indexer_position',
+      () =>
+        new Gauge({
+          name: 'indexer_position',
+          help: 'Last applied bus position',
+          labelNames: ['topic'],
+          registers: [opts.metrics],
+        }),
+    );
   }
 
   /** The position of the last applied record, or null when nothing was applied yet. */

@@ -9,7 +9,9 @@ export async function up(knex: Knex): Promise<void> {
     t.binary('tx_id').notNullable().comment('Transaction id, 32 bytes in display order');
     t.integer('vout').notNullable().comment('Output index');
     t.integer('rune_number').notNullable().comment('The rune (runes.number)');
-    t.text('address').nullable().comment('Address of the output script; null when it has none (P2PK, bare multisig, non-standard)');
+    t.text('address')
+      .nullable()
+      .comment('Address of the output script; null when it has none (P2PK, bare multisig, non-standard)');
     t.specificType('amount', 'numeric(39,0)').notNullable().comment('Amount held, base units');
     t.integer('created_height').notNullable().index('rune_outputs_created').comment('Height of the block that created it');
     t.integer('spent_height').nullable().comment('Height of the block that spent it; null while unspent');

@@ -8,7 +8,10 @@ export async function up(knex: Knex): Promise<void> {
     );
     t.binary('tx_id').notNullable().comment('Transaction id, 32 bytes in display order');
     t.integer('vout').notNullable().comment('Output index');
-    t.integer('created_height').notNullable().index('rune_taproot_outputs_created').comment('Height of the block that created it');
+    t.integer('created_height')
+      .notNullable()
+      .index('rune_taproot_outputs_created')
+      .comment('Height of the block that created it');
     t.integer('spent_height').nullable().comment('Height of the block that spent it; null while unspent');
     t.primary(['tx_id', 'vout']);
   });

@@ -8,7 +8,9 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('rune_activity', (t) => {
     t.comment('Rune activity rows in chain order; every list endpoint reads a range of one of its numberings');
     t.integer('block_height').notNullable().comment('Block height');
-    t.integer('position').notNullable().comment('Row position within the block, from 0, in chain order (tx_index, then effect order)');
+    t.integer('position')
+      .notNullable()
+      .comment('Row position within the block, from 0, in chain order (tx_index, then effect order)');
     t.integer('tx_index').notNullable().comment('Transaction index in the block');
     t.text('tx_id').notNullable().comment('Transaction id, 0x + 64 lower-case hex');
     t.integer('rune_number').notNullable().comment('The rune (runes.number)');
@@ -24,8 +26,12 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('before_send').notNullable().comment('Send rows before this one in the block');
     t.integer('before_receive').notNullable().comment('Receive rows before this one in the block');
     t.bigInteger('rune_seq').notNullable().comment("Position among the rune's rows in chain order, from 0");
-    t.bigInteger('address_seq').nullable().comment("Position among the address's rows in chain order, from 0; null without address");
-    t.bigInteger('rune_address_seq').nullable().comment("Position among the rows of this rune and address, from 0; null without address");
+    t.bigInteger('address_seq')
+      .nullable()
+      .comment("Position among the address's rows in chain order, from 0; null without address");
+    t.bigInteger('rune_address_seq')
+      .nullable()
+      .comment('Position among the rows of this rune and address, from 0; null without address');
     t.primary(['block_height', 'position']);
   });
   await knex.raw('ALTER TABLE rune_activity ADD CONSTRAINT rune_activity_operation CHECK (operation BETWEEN 0 AND 4)');

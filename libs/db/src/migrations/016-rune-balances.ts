@@ -10,9 +10,7 @@ export async function up(knex: Knex): Promise<void> {
     t.bigInteger('activity_count').notNullable().comment('Rows in rune_activity for this rune with this address');
     t.primary(['rune_number', 'address']);
   });
-  await knex.raw(
-    'CREATE INDEX rune_balances_holders ON rune_balances (rune_number, balance DESC, address) WHERE balance > 0',
-  );
+  await knex.raw('CREATE INDEX rune_balances_holders ON rune_balances (rune_number, balance DESC, address) WHERE balance > 0');
   await knex.raw('CREATE INDEX rune_balances_address ON rune_balances (address, rune_number) WHERE balance > 0');
   await knex.schema.createTable('rune_addresses', (t) => {
     t.comment('Per-address totals; a row exists while the address has activity rows');

@@ -9,6 +9,12 @@ import * as m007 from './007-mempool';
 import * as m008 from './008-miner-rewards';
 import * as m009 from './009-attachments';
 import * as m010 from './010-address-transactions';
+import * as m011 from './011-rune-blocks';
+import * as m012 from './012-runes';
+import * as m013 from './013-rune-outputs';
+import * as m014 from './014-rune-taproot-outputs';
+import * as m015 from './015-rune-activity';
+import * as m016 from './016-rune-balances';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -27,6 +33,12 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['008-miner-rewards', m008],
   ['009-attachments', m009],
   ['010-address-transactions', m010],
+  ['011-rune-blocks', m011],
+  ['012-runes', m012],
+  ['013-rune-outputs', m013],
+  ['014-rune-taproot-outputs', m014],
+  ['015-rune-activity', m015],
+  ['016-rune-balances', m016],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */

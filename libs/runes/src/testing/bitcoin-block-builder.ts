@@ -67,7 +67,12 @@ export class BitcoinBlockBuilder {
     const coinbase = new Transaction();
     coinbase.version = 2;
     const tag = Buffer.from(opts.tag ?? '', 'utf8');
-    coinbase.addInput(ZERO_HASH, 0xffff_ffff, 0xffff_ffff, Buffer.from(concatBytes([pushData(scriptNumber(opts.height)), pushData(tag)])));
+    coinbase.addInput(
+      ZERO_HASH,
+      0xffff_ffff,
+      0xffff_ffff,
+      Buffer.from(concatBytes([pushData(scriptNumber(opts.height)), pushData(tag)])),
+    );
     for (const output of opts.coinbaseOutputs ?? [p2trScript(0)]) addOutput(coinbase, output, 5_000_000_000);
     this.txs.push(coinbase);
   }
@@ -82,8 +87,17 @@ export class BitcoinBlockBuilder {
     const tx = new Transaction();
     tx.version = 2;
     spec.inputs.forEach((input, i) => {
-      tx.addInput(Buffer.from(input.txid, 'hex').reverse(), input.vout, 0xffff_fffd, input.scriptSig ? Buffer.from(input.scriptSig) : undefined);
-      if (input.witness && input.witness.length > 0) tx.setWitness(i, input.witness.map((w) => Buffer.from(w)));
+      tx.addInput(
+        Buffer.from(input.txid, 'hex').reverse(),
+        input.vout,
+        0xffff_fffd,
+        input.scriptSig ? Buffer.from(input.scriptSig) : undefined,
+      );
+      if (input.witness && input.witness.length > 0)
+        tx.setWitness(
+          i,
+          input.witness.map((w) => Buffer.from(w)),
+        );
     });
     for (const output of spec.outputs) addOutput(tx, output, 1_000);
     this.txs.push(tx);

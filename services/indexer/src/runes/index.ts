@@ -1,0 +1,3 @@
+export * from './apply-block';
+export * from './bitcoin-block-handler';
+export * from './rollback-block';
