@@ -96,7 +96,17 @@ function parseWrk(out: string): { rps: number; p50: number; p99: number; errors:
 
 function wrk(url: string, connections: number, seconds: number, headers: string[]): string {
   const threads = Math.max(1, Math.min(connections, CORES));
-  const args = ['-t', String(threads), '-c', String(connections), '-d', `${seconds}s`, '--latency', ...headers.flatMap((h) => ['-H', h]), url];
+  const args = [
+    '-t',
+    String(threads),
+    '-c',
+    String(connections),
+    '-d',
+    `${seconds}s`,
+    '--latency',
+    ...headers.flatMap((h) => ['-H', h]),
+    url,
+  ];
   return execFileSync('wrk', args, { encoding: 'utf8' });
 }
 
@@ -158,7 +168,9 @@ async function main(): Promise<void> {
   need('nginx', 'nginx');
   need('redis-server', 'redis-server');
   mkdirSync(TMP, { recursive: true });
-  console.log(`proxy benchmark: ${CORES} cores, gateway/nginx workers ${WORKERS}, ${CONNECTIONS} connections, ${SECONDS} s per run\n`);
+  console.log(
+    `proxy benchmark: ${CORES} cores, gateway/nginx workers ${WORKERS}, ${CONNECTIONS} connections, ${SECONDS} s per run\n`,
+  );
 
   const stubPort = await freePort();
   const stub = spawnChild(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/proxy/stub-node.ts'), String(stubPort)]);
@@ -222,7 +234,9 @@ async function main(): Promise<void> {
     `\nbar (keys + Redis limit): ${(ratio * 100).toFixed(0)}% of nginx's req/s per core (bar ≥ 30%), ` +
       `added p50 ${(withLimit.p50 - direct.p50).toFixed(3)} ms (bar ≤ 1 ms)`,
   );
-  console.log('note: the stub, nginx or the gateway, and wrk share the same cores; per-core figures divide by the proxy\'s worker count.');
+  console.log(
+    "note: the stub, nginx or the gateway, and wrk share the same cores; per-core figures divide by the proxy's worker count.",
+  );
 }
 
 async function cleanup(): Promise<void> {

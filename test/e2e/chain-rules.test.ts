@@ -16,7 +16,11 @@ describe('fork choice on real mainnet forks', () => {
   afterAll(() => sys?.stop());
 
   it('leaves exactly three of the fifty blocks non-canonical', async () => {
-    const rows: Array<{ canonical: boolean; n: string }> = await sys.db('blocks').select('canonical').count({ n: '*' }).groupBy('canonical');
+    const rows: Array<{ canonical: boolean; n: string }> = await sys
+      .db('blocks')
+      .select('canonical')
+      .count({ n: '*' })
+      .groupBy('canonical');
     const byFlag = Object.fromEntries(rows.map((r) => [String(r.canonical), Number(r.n)]));
     expect(byFlag).toEqual({ true: 47, false: 3 });
   });
@@ -34,7 +38,9 @@ describe('fork choice on real mainnet forks', () => {
       // Never as mined; at most back in the mempool, waiting to be mined again.
       if (res.status === 200) expect(body.tx_status).toBe('pending');
       else expect(res.status).toBe(404);
-      const history = (await (await fetch(`${sys.gatewayUrl}/extended/v1/address/${tx.sender_address}/transactions?limit=50`)).json()) as {
+      const history = (await (
+        await fetch(`${sys.gatewayUrl}/extended/v1/address/${tx.sender_address}/transactions?limit=50`)
+      ).json()) as {
         results: Array<{ tx_id: string }>;
       };
       expect(history.results.map((r) => r.tx_id)).not.toContain(tx.tx_id);
@@ -44,11 +50,19 @@ describe('fork choice on real mainnet forks', () => {
       .where({ canonical: false })
       .select('block_height', 'index_block_hash');
     for (const b of orphanedBlocks) {
-      const res = (await (await fetch(`${sys.gatewayUrl}/extended/v2/blocks/${b.block_height}`)).json()) as { index_block_hash: string };
+      const res = (await (await fetch(`${sys.gatewayUrl}/extended/v2/blocks/${b.block_height}`)).json()) as {
+        index_block_hash: string;
+      };
       expect(res.index_block_hash).not.toBe(b.index_block_hash);
     }
     // Events of orphaned blocks are flagged with their block.
-    const leaked = await sys.db('events').where({ canonical: true }).whereIn('index_block_hash', orphanedBlocks.map((b) => b.index_block_hash));
+    const leaked = await sys
+      .db('events')
+      .where({ canonical: true })
+      .whereIn(
+        'index_block_hash',
+        orphanedBlocks.map((b) => b.index_block_hash),
+      );
     expect(leaked).toEqual([]);
   });
 
@@ -96,7 +110,10 @@ describe('a block that arrives before its parent', () => {
     const heightOf = (e: { body: string }) => (JSON.parse(e.body) as { block_height: number }).block_height;
     const byHeight = new Map(blocks.map((b) => [heightOf(b), b]));
     // 1..5, then 7 and 8 (their parent 6 is missing), then a burn block, then 6.
-    await replayEvents([1, 2, 3, 4, 5, 7, 8].map((h) => byHeight.get(h)!), { observerUrl: sys.observerUrl });
+    await replayEvents(
+      [1, 2, 3, 4, 5, 7, 8].map((h) => byHeight.get(h)!),
+      { observerUrl: sys.observerUrl },
+    );
     await sys.waitForCaughtUp();
     expect((await sys.db('chain_tip').first()).block_height).toBe(5);
     expect(await sys.db('parked_blocks').pluck('block_height')).toEqual(expect.arrayContaining([7, 8]));

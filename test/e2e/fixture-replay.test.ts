@@ -5,6 +5,7 @@ import { TestSystem } from '../support/test-system';
 
 const FILES = Object.keys(EXPECTED_TIPS);
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are checked field by field
 async function getJson(url: string): Promise<{ status: number; body: any }> {
   const res = await fetch(url);
   return { status: res.status, body: await res.json() };

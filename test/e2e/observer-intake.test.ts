@@ -23,7 +23,8 @@ describe('the observer under malformed input', () => {
   });
   afterAll(() => sys?.stop());
 
-  const block = () => JSON.parse(loadFixture('mocknet.tsv').find((e) => e.path === '/new_block')!.body) as Record<string, unknown>;
+  const block = () =>
+    JSON.parse(loadFixture('mocknet.tsv').find((e) => e.path === '/new_block')!.body) as Record<string, unknown>;
 
   it('answers 400 naming the problem when the body is not JSON', async () => {
     const res = await post(`${sys.observerUrl}/new_block`, '{"block_hash": ');
@@ -72,9 +73,13 @@ describe('the observer under malformed input', () => {
 
   it('accepts and keeps an unknown path raw, and keeps unknown fields of known paths', async () => {
     expect((await post(`${sys.observerUrl}/new_future_thing`, 'not even json', 'text/plain')).status).toBe(200);
-    expect((await post(`${sys.observerUrl}/new_block`, JSON.stringify({ ...block(), some_future_field: { x: 1 } }))).status).toBe(200);
+    expect((await post(`${sys.observerUrl}/new_block`, JSON.stringify({ ...block(), some_future_field: { x: 1 } }))).status).toBe(
+      200,
+    );
     await sys.waitForCaughtUp();
-    const { rows } = await sys.db.raw(`SELECT count(*)::int AS n FROM bus_${sys.topicPrefix.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}.log`);
+    const { rows } = await sys.db.raw(
+      `SELECT count(*)::int AS n FROM bus_${sys.topicPrefix.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}.log`,
+    );
     expect(rows[0].n).toBe(2);
   });
 
@@ -91,7 +96,10 @@ describe('the observer while Kafka is down', () => {
   let kafka: RunningKafka;
   let sys: TestSystem;
   beforeAll(async () => {
-    kafka = await startKafka({ dataDir: join(import.meta.dirname, '..', '..', '.tmp', `kafka-outage-${process.pid}`), fresh: true });
+    kafka = await startKafka({
+      dataDir: join(import.meta.dirname, '..', '..', '.tmp', `kafka-outage-${process.pid}`),
+      fresh: true,
+    });
     sys = await TestSystem.start({
       bus: 'kafka',
       serverUrl: inject('databaseUrl'),
@@ -129,7 +137,10 @@ describe('the observer while Kafka is down', () => {
 
     await sys.waitForCaughtUp(120_000);
     const tip = await sys.db('chain_tip').first();
-    expect(tip).toMatchObject({ block_height: 28, index_block_hash: '0x76cd67a65c0dfd5ea450bb9efe30da89fa125bfc077c953802f718353283a533' });
+    expect(tip).toMatchObject({
+      block_height: 28,
+      index_block_hash: '0x76cd67a65c0dfd5ea450bb9efe30da89fa125bfc077c953802f718353283a533',
+    });
     expect(await sys.db('blocks').count({ n: '*' })).toEqual([{ n: '28' }]);
   });
 });

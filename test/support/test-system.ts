@@ -82,7 +82,10 @@ export class TestSystem {
       case 'observer':
         return { ...common, OBSERVER_PORT: String(this.ports.observer), OBSERVER_HOST: '127.0.0.1' };
       case 'indexer':
-        return { ...common, INDEXER_PORT: String(this.ports.indexer), INDEXER_GROUP_ID: `indexer-${this.topicPrefix}${this.ports.indexer}`,
+        return {
+          ...common,
+          INDEXER_PORT: String(this.ports.indexer),
+          INDEXER_GROUP_ID: `indexer-${this.topicPrefix}${this.ports.indexer}`,
           INDEXER_KAFKA_SESSION_TIMEOUT_MS: '6000',
         };
       case 'api':
@@ -112,7 +115,12 @@ export class TestSystem {
     try {
       await waitForHttp(this.healthUrl(name), 120_000, () => p.child.exitCode === null && p.child.signalCode === null);
     } catch (err) {
-      throw new Error(`${(err as Error).message}\n${this.logs.filter((l) => l.startsWith(name)).slice(-30).join('\n')}`);
+      throw new Error(
+        `${(err as Error).message}\n${this.logs
+          .filter((l) => l.startsWith(name))
+          .slice(-30)
+          .join('\n')}`,
+      );
     }
   }
 

@@ -8,8 +8,20 @@ const logger = createLogger('bus-contract', 'silent');
 
 /** One contract, two implementations: everything the observer and the indexer rely on. */
 describe.each([
-  ['postgres', async () => new PgLogBus({ connectionString: await createTestDatabase(inject('databaseUrl')), logger, pollIntervalMs: 200 })],
-  ['kafka', async () => new KafkaBus({ brokers: inject('kafkaBrokers').split(','), clientId: 'contract', logger, topicPrefix: `c${randomBytes(3).toString('hex')}.` })],
+  [
+    'postgres',
+    async () => new PgLogBus({ connectionString: await createTestDatabase(inject('databaseUrl')), logger, pollIntervalMs: 200 }),
+  ],
+  [
+    'kafka',
+    async () =>
+      new KafkaBus({
+        brokers: inject('kafkaBrokers').split(','),
+        clientId: 'contract',
+        logger,
+        topicPrefix: `c${randomBytes(3).toString('hex')}.`,
+      }),
+  ],
 ] as const)('the %s bus', (_name, make) => {
   let bus: Bus;
   beforeAll(async () => {
@@ -49,9 +61,10 @@ describe.each([
     await bus.ensureTopics([t]);
     const producer = bus.producer();
     await producer.connect();
-    for (let i = 0; i < 20; i++) await producer.publish(t, [{ key: 'stacks', value: encodeEnvelope('/new_block', new Date(), `{"i":${i}}`) }]);
+    for (let i = 0; i < 20; i++)
+      await producer.publish(t, [{ key: 'stacks', value: encodeEnvelope('/new_block', new Date(), `{"i":${i}}`) }]);
     const got = await consume(t, 20);
-    expect(got.map((r) => (decodeEnvelope<{ i: number }>(r.value).body.i))).toEqual([...Array(20).keys()]);
+    expect(got.map((r) => decodeEnvelope<{ i: number }>(r.value).body.i)).toEqual([...Array(20).keys()]);
     for (let i = 1; i < got.length; i++) expect(got[i]!.position > got[i - 1]!.position).toBe(true);
     expect(got.every((r) => r.key === 'stacks')).toBe(true);
     expect(await bus.consumer('head').headPosition(t)).toBe(got[got.length - 1]!.position);
@@ -63,7 +76,10 @@ describe.each([
     await bus.ensureTopics([t]);
     const producer = bus.producer();
     await producer.connect();
-    await producer.publish(t, [...Array(10).keys()].map((i) => ({ key: 'k', value: Buffer.from(`{"path":"/x","received_at":"","body":${i}}`) })));
+    await producer.publish(
+      t,
+      [...Array(10).keys()].map((i) => ({ key: 'k', value: Buffer.from(`{"path":"/x","received_at":"","body":${i}}`) })),
+    );
     const all = await consume(t, 10);
     const rest = await consume(t, 6, all[3]!.position);
     expect(rest.map((r) => decodeEnvelope<number>(r.value).body)).toEqual([4, 5, 6, 7, 8, 9]);
@@ -75,7 +91,10 @@ describe.each([
     await bus.ensureTopics([t]);
     const producer = bus.producer();
     await producer.connect();
-    await producer.publish(t, [...Array(5).keys()].map((i) => ({ key: 'k', value: Buffer.from(`{"path":"/x","received_at":"","body":${i}}`) })));
+    await producer.publish(
+      t,
+      [...Array(5).keys()].map((i) => ({ key: 'k', value: Buffer.from(`{"path":"/x","received_at":"","body":${i}}`) })),
+    );
     const got = await consume(t, 5, null, 2);
     expect(got.map((r) => decodeEnvelope<number>(r.value).body)).toEqual([0, 1, 2, 3, 4]);
     await producer.disconnect();

@@ -14,10 +14,10 @@ export async function applyBurnBlock(trx: Knex.Transaction, b: NodeBurnBlock): P
   );
   const inserted = await trx('burn_blocks')
     .insert({
-    burn_block_hash: hash,
-    burn_block_height: b.burn_block_height,
-    parent_burn_block_hash: b.parent_burn_block_hash ? normalizeHex(b.parent_burn_block_hash) : null,
-    consensus_hash: b.consensus_hash ? normalizeHex(b.consensus_hash) : null,
+      burn_block_hash: hash,
+      burn_block_height: b.burn_block_height,
+      parent_burn_block_hash: b.parent_burn_block_hash ? normalizeHex(b.parent_burn_block_hash) : null,
+      consensus_hash: b.consensus_hash ? normalizeHex(b.consensus_hash) : null,
       burn_amount: String(b.burn_amount ?? 0),
       canonical: true,
     })
