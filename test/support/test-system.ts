@@ -151,7 +151,10 @@ export class TestSystem {
     throw new Error(`tip did not reach ${height} within ${timeoutMs} ms`);
   }
 
-  /** Waits until the indexer has applied everything on the bus (lag 0 on the stacks topic). */
+  /**
+   * Waits until the indexer has applied everything on the bus: lag 0 on every topic it consumes
+   * (`stacks.node-events`, `bitcoin.blocks`), and something arrived on at least one of them.
+   */
   async waitForCaughtUp(timeoutMs = 120_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     let last = '';
@@ -160,9 +163,9 @@ export class TestSystem {
         const body = (await (await fetch(`${this.indexerUrl}/status`)).json()) as {
           topics: Record<string, { applied: string | null; head: string; lag: string }>;
         };
-        const t = body.topics['stacks.node-events']!;
-        last = JSON.stringify(t);
-        if (t.lag === '0' && t.head !== '-1') return;
+        const topics = Object.values(body.topics);
+        last = JSON.stringify(body.topics);
+        if (topics.length > 0 && topics.every((t) => t.lag === '0') && topics.some((t) => t.head !== '-1')) return;
       } catch {
         // the indexer may be restarting
       }

@@ -245,20 +245,22 @@ describe('KafkaBus on the shared broker', () => {
 });
 
 describe('KafkaBus when its broker stops and comes back', () => {
-  let kafka: RunningKafka;
+  const dataDir = join(ROOT, '.tmp', `kafka-bus-test-${process.pid}`);
+  let kafka: RunningKafka | undefined;
   let bus: KafkaBus;
 
   beforeAll(async () => {
-    kafka = await startKafka({ dataDir: join(ROOT, '.tmp', `kafka-bus-test-${process.pid}`), fresh: true });
+    const broker = await startKafka({ dataDir, fresh: true });
+    kafka = broker;
     // A consumer that crashed while the broker was down rejoins as a new member; the restarted coordinator
     // waits for the old member's session to expire first, so a short session keeps this test short.
-    bus = newBus(kafka.brokers, { publishTimeoutMs: 10_000, sessionTimeoutMs: 6_000 });
+    bus = newBus(broker.brokers, { publishTimeoutMs: 10_000, sessionTimeoutMs: 6_000 });
     await bus.ensureTopics([TOPIC]);
   });
   afterAll(async () => {
     await bus?.close();
     await kafka?.stop();
-    if (kafka) rmSync(kafka.dataDir, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('fails fast with BusUnavailableError while down, then publishes again and loses nothing', async () => {
@@ -273,6 +275,7 @@ describe('KafkaBus when its broker stops and comes back', () => {
     await waitFor(() => db.seen.length >= 2, 'records 0..1');
     expect(producer.isHealthy()).toBe(true);
 
+    if (!kafka) throw new Error('no broker');
     await kafka.stop();
     const started = Date.now();
     const err = await producer.publish(TOPIC, [msg(2)]).catch((e: unknown) => e);

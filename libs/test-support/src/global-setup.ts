@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
@@ -53,5 +54,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   return async () => {
     await Promise.allSettled(stops.map((s) => s()));
+    rmSync(tmp, { recursive: true, force: true });
   };
 }

@@ -13,6 +13,7 @@ import type { RouteContext } from './routes/context';
 import { docsRouter } from './routes/docs';
 import { statusRouter } from './routes/status';
 import { transactionsRouter } from './routes/transactions';
+import { runesRouter } from './runes';
 import { SERVER_VERSION } from './version';
 
 export interface ApiDeps {
@@ -84,6 +85,7 @@ export function buildApp(deps: ApiDeps): Express {
   app.use(blocksRouter(ctx));
   app.use(transactionsRouter(ctx));
   app.use(addressRouter(ctx));
+  app.use(runesRouter({ db: deps.db }));
   app.use(notFoundHandler());
   app.use(dbErrorMiddleware(deps.logger));
   app.use(errorMiddleware(deps.logger));

@@ -4,6 +4,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { mergeRunesFragment } from './runes/openapi-fragment';
 import type { PageLimits } from './env';
 
 /** `schemas/` at the repository root (override with `API_SCHEMAS_DIR`, e.g. in a container image). */
@@ -32,7 +33,9 @@ export function loadSchemaSources(dir: string = DEFAULT_SCHEMAS_DIR): SchemaSour
   for (const file of readdirSync(componentsDir).sort()) {
     if (file.endsWith('.schema.json')) components.set(file, readJson(join(componentsDir, file)));
   }
-  return { document: readJson(join(dir, 'openapi.json')), components };
+  const document = readJson(join(dir, 'openapi.json'));
+  mergeRunesFragment(dir, document, components);
+  return { document, components };
 }
 
 /** `nakamoto-block.schema.json` → `NakamotoBlock`. */

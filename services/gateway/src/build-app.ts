@@ -13,7 +13,8 @@ export interface AppDeps extends HandlerDeps {
 
 /**
  * The gateway's express app, not listening. Proxied requests are handled entirely by the first middleware;
- * only the gateway's own `/healthz`, `/readyz` and `/metrics` reach the routers after it.
+ * only the gateway's own `/healthz`, `/readyz` and `/metrics` reach the routers after it. (The server in
+ * server.ts goes one step further and calls the proxy handler before express for everything else.)
  */
 export function buildApp(deps: AppDeps): Express {
   const app = express();

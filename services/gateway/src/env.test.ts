@@ -36,9 +36,16 @@ describe('gateway env', () => {
   it('fails fast, listing every problem', () => {
     expect(() => loadEnv({})).toThrow(/DATABASE_URL/);
     expect(() =>
-      loadEnv({ DATABASE_URL: 'postgres://x/y', NODE_RPC_URLS: 'ftp://x', RATE_LIMIT_KEY_PER_MINUTE: '-1', NODE_RPC_ROUTES: 'GET nothing' }),
+      loadEnv({
+        DATABASE_URL: 'postgres://x/y',
+        NODE_RPC_URLS: 'ftp://x',
+        RATE_LIMIT_KEY_PER_MINUTE: '-1',
+        NODE_RPC_ROUTES: 'GET nothing',
+      }),
     ).toThrow(/(?=[\s\S]*NODE_RPC_URLS)(?=[\s\S]*RATE_LIMIT_KEY_PER_MINUTE)(?=[\s\S]*NODE_RPC_ROUTES)/);
-    expect(() => loadEnv({ DATABASE_URL: 'postgres://x/y', TRUSTED_PROXY_HOPS: '1', TRUSTED_PROXY_CIDRS: '10.0.0.0/8' })).toThrow(/not both/);
+    expect(() => loadEnv({ DATABASE_URL: 'postgres://x/y', TRUSTED_PROXY_HOPS: '1', TRUSTED_PROXY_CIDRS: '10.0.0.0/8' })).toThrow(
+      /not both/,
+    );
     expect(() => loadEnv({ DATABASE_URL: 'postgres://x/y', KEY_REVOCATION_POLL_MS: '10000' })).toThrow(/KEY_REVOCATION_POLL_MS/);
   });
 });

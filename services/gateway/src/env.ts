@@ -143,7 +143,9 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): GatewayEnv {
   }
   let trustProxy: TrustProxy;
   try {
-    trustProxy = env.TRUSTED_PROXY_CIDRS ? parseTrustProxy(env.TRUSTED_PROXY_CIDRS) : { kind: 'hops', hops: env.TRUSTED_PROXY_HOPS };
+    trustProxy = env.TRUSTED_PROXY_CIDRS
+      ? parseTrustProxy(env.TRUSTED_PROXY_CIDRS)
+      : { kind: 'hops', hops: env.TRUSTED_PROXY_HOPS };
   } catch (err) {
     throw new Error(`invalid configuration:\n  TRUSTED_PROXY_CIDRS: ${(err as Error).message}`);
   }

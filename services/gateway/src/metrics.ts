@@ -1,35 +1,137 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+/**
+ * A labelled counter for the hot path: counts in a Map keyed by the label values and hands the totals to
+ * prom-client when scraped (prom-client hashes and validates the labels on every `inc`).
+ */
+export class HotCounter {
+  private readonly counts = new Map<string, { values: string[]; n: number }>();
+  readonly counter: Counter<string>;
+
+  constructor(
+    name: string,
+    help: string,
+    private readonly labelNames: readonly string[],
+    registers: Registry[],
+  ) {
+    const counts = this.counts;
+    this.counter = new Counter({
+      name,
+      help,
+      labelNames,
+      registers,
+      collect() {
+        this.reset();
+        for (const { values, n } of counts.values()) {
+          const labels: Record<string, string> = {};
+          labelNames.forEach((l, i) => (labels[l] = values[i]!));
+          this.inc(labels, n);
+        }
+      },
+    });
+  }
+
+  inc(...values: string[]): void {
+    const key = values.length === 1 ? values[0]! : values.join('\u0001');
+    const e = this.counts.get(key);
+    if (e) e.n++;
+    else this.counts.set(key, { values, n: 1 });
+  }
+}
+
+interface HistogramSeries {
+  values: string[];
+  /** Non-cumulative counts per bucket; the last one is +Inf. */
+  counts: number[];
+  sum: number;
+  count: number;
+}
+
+/**
+ * A labelled histogram for the hot path: one Map lookup and an array increment per observation; the
+ * Prometheus values (cumulative buckets, sum, count) are built when scraped. Registered on the registry as a
+ * custom metric (prom-client's `Histogram` validates and hashes the labels on every observation).
+ */
+export class HotHistogram {
+  readonly aggregator = 'sum' as const;
+  private readonly series = new Map<string, HistogramSeries>();
+
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    private readonly labelNames: readonly string[],
+    private readonly buckets: readonly number[],
+    registers: Registry[],
+  ) {
+    for (const r of registers) r.registerMetric(this as unknown as Parameters<Registry['registerMetric']>[0]);
+  }
+
+  observe(seconds: number, ...values: string[]): void {
+    const key = values.length === 1 ? values[0]! : values.join('\u0001');
+    let s = this.series.get(key);
+    if (!s) {
+      s = { values, counts: new Array<number>(this.buckets.length + 1).fill(0), sum: 0, count: 0 };
+      this.series.set(key, s);
+    }
+    let i = 0;
+    while (i < this.buckets.length && seconds > this.buckets[i]!) i++;
+    s.counts[i]!++;
+    s.sum += seconds;
+    s.count++;
+  }
+
+  get() {
+    const out: Array<{ metricName: string; labels: Record<string, string | number>; value: number }> = [];
+    for (const s of this.series.values()) {
+      const labels: Record<string, string> = {};
+      this.labelNames.forEach((l, i) => (labels[l] = s.values[i]!));
+      let cumulative = 0;
+      this.buckets.forEach((le, i) => {
+        cumulative += s.counts[i]!;
+        out.push({ metricName: `${this.name}_bucket`, labels: { ...labels, le }, value: cumulative });
+      });
+      out.push({ metricName: `${this.name}_bucket`, labels: { ...labels, le: '+Inf' }, value: s.count });
+      out.push({ metricName: `${this.name}_sum`, labels, value: s.sum });
+      out.push({ metricName: `${this.name}_count`, labels, value: s.count });
+    }
+    return { name: this.name, help: this.help, type: 'histogram', values: out, aggregator: this.aggregator };
+  }
+
+  reset(): void {
+    this.series.clear();
+  }
+}
 
 /** Every gateway metric, registered once per process on the service registry. */
 export function createGatewayMetrics(registry: Registry) {
   const registers = [registry];
   return {
-    requests: new Counter({
-      name: 'gateway_requests_total',
-      help: 'Requests answered by the gateway, by target (node, api, gateway) and status code',
-      labelNames: ['target', 'code'] as const,
+    requests: new HotCounter(
+      'gateway_requests_total',
+      'Requests answered by the gateway, by target (node, api, gateway) and status code',
+      ['target', 'code'],
       registers,
-    }),
-    requestDuration: new Histogram({
-      name: 'gateway_request_duration_seconds',
-      help: 'Time from request to response end, by target',
-      labelNames: ['target'] as const,
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25],
+    ),
+    requestDuration: new HotHistogram(
+      'gateway_request_duration_seconds',
+      'Time from request to response end, by target',
+      ['target'],
+      [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25],
       registers,
-    }),
-    upstreamTries: new Counter({
-      name: 'gateway_upstream_tries_total',
-      help: 'Tries sent to an upstream member, by pool, member and outcome (ok, http_5xx, connect_error, timeout, reset)',
-      labelNames: ['pool', 'member', 'outcome'] as const,
+    ),
+    upstreamTries: new HotCounter(
+      'gateway_upstream_tries_total',
+      'Tries sent to an upstream member, by pool, member and outcome (ok, http_5xx, connect_error, timeout, reset, bad_response)',
+      ['pool', 'member', 'outcome'],
       registers,
-    }),
-    upstreamLatency: new Histogram({
-      name: 'gateway_upstream_response_seconds',
-      help: 'Time from sending a try to the upstream response headers, by pool and member',
-      labelNames: ['pool', 'member'] as const,
-      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    ),
+    upstreamLatency: new HotHistogram(
+      'gateway_upstream_response_seconds',
+      'Time from sending a try to the upstream response headers, by pool and member',
+      ['pool', 'member'],
+      [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
-    }),
+    ),
     upstreamRetries: new Counter({
       name: 'gateway_upstream_retries_total',
       help: 'Tries sent again to another member, by pool',
@@ -68,12 +170,12 @@ export function createGatewayMetrics(registry: Registry) {
       labelNames: ['pool', 'member', 'outcome'] as const,
       registers,
     }),
-    rateLimitDecisions: new Counter({
-      name: 'gateway_ratelimit_decisions_total',
-      help: 'Rate-limit decisions, by tier (anonymous, key, custom) and outcome (allowed, limited)',
-      labelNames: ['tier', 'outcome'] as const,
+    rateLimitDecisions: new HotCounter(
+      'gateway_ratelimit_decisions_total',
+      'Rate-limit decisions, by tier (anonymous, key, custom) and outcome (allowed, limited)',
+      ['tier', 'outcome'],
       registers,
-    }),
+    ),
     redisErrors: new Counter({
       name: 'gateway_ratelimit_redis_errors_total',
       help: 'Rate-limit checks that Redis failed (error, timeout, not connected)',
@@ -84,12 +186,12 @@ export function createGatewayMetrics(registry: Registry) {
       help: 'Rate-limit decisions taken by the local limiter because Redis failed',
       registers,
     }),
-    auth: new Counter({
-      name: 'gateway_auth_total',
-      help: 'Key checks, by outcome (anonymous, valid, unknown, revoked, error)',
-      labelNames: ['outcome'] as const,
+    auth: new HotCounter(
+      'gateway_auth_total',
+      'Key checks, by outcome (anonymous, valid, unknown, revoked, unavailable)',
+      ['outcome'],
       registers,
-    }),
+    ),
     keyLookups: new Counter({
       name: 'gateway_key_lookups_total',
       help: 'Key lookups that went to PostgreSQL (cache misses)',

@@ -1,6 +1,8 @@
+import { createServer } from 'node:http';
 import { Redis } from 'ioredis';
+import pino from 'pino';
 import type { Knex } from 'knex';
-import { closeServer, createMetricsRegistry, listen, ShutdownRegistry, type Logger } from '@bda/common';
+import { closeServer, createMetricsRegistry, ShutdownRegistry, type Logger } from '@bda/common';
 import { buildApp } from './build-app';
 import { workerMetrics } from './cluster-metrics';
 import { createDb } from './db/migrate';
@@ -11,6 +13,7 @@ import { HealthChecker } from './node-pool/health-checker';
 import { UpstreamPool } from './node-pool/pool';
 import { apiProbe, probeNode } from './node-pool/probes';
 import { Forwarder } from './proxy/forward';
+import { isOwnPath, proxyRequest, type HandlerDeps } from './proxy/gateway-handler';
 import { FallbackLimiter } from './rate-limit/fallback-limiter';
 import { IpcLimiter } from './rate-limit/ipc-limiter';
 import { MemoryLimiter } from './rate-limit/memory-limiter';
@@ -27,9 +30,15 @@ export interface RunningGateway {
  * the app, and an ordered shutdown. Migrations have already run (index.ts runs them before any worker).
  */
 export async function startGateway(env: GatewayEnv, logger: Logger, mode: 'single' | 'worker'): Promise<RunningGateway> {
+  // Access lines go through an asynchronous destination: under load, lines that pile up during one write
+  // go out together in the next (one syscall for many requests). Each write holds whole lines and at most
+  // 4096 bytes, so the lines of several workers on one pipe never interleave.
+  const accessDest = pino.destination({ dest: 1, sync: false, maxWrite: 4096 });
+  const accessLogger = pino({ name: 'gateway', level: env.LOG_LEVEL }, accessDest);
   const registry = createMetricsRegistry('gateway');
   const metrics = createGatewayMetrics(registry);
   const shutdown = new ShutdownRegistry(logger);
+  shutdown.register('database', 'access log', () => accessDest.flushSync());
 
   const db: Knex = createDb(env.DATABASE_URL, env.DATABASE_POOL_MAX);
   shutdown.register('database', 'postgres', () => db.destroy());
@@ -50,7 +59,9 @@ export async function startGateway(env: GatewayEnv, logger: Logger, mode: 'singl
         lazyConnect: true,
       });
       redis.on('error', () => undefined); // counted and logged by the fallback limiter
-      await redis.connect().catch((err: Error) => logger.error({ err: { message: err.message } }, 'redis unavailable at startup'));
+      await redis
+        .connect()
+        .catch((err: Error) => logger.error({ err: { message: err.message } }, 'redis unavailable at startup'));
       limiter = new FallbackLimiter(new RedisLimiter(redis, env.REDIS_KEY_PREFIX), logger, metrics);
       shutdown.register('clients', 'redis', async () => {
         await redis.quit().catch(() => redis.disconnect());
@@ -94,7 +105,7 @@ export async function startGateway(env: GatewayEnv, logger: Logger, mode: 'singl
   registerPoolGauges(metrics, [nodePool, apiPool]);
 
   let ready = false;
-  const app = buildApp({
+  const deps: HandlerDeps & Parameters<typeof buildApp>[0] = {
     config: {
       trustProxy: env.trustProxy,
       ipv6Prefix: env.RATE_LIMIT_IPV6_PREFIX,
@@ -110,6 +121,7 @@ export async function startGateway(env: GatewayEnv, logger: Logger, mode: 'singl
       accessLog: env.ACCESS_LOG,
     },
     logger,
+    accessLogger,
     metrics,
     registry,
     keys,
@@ -119,15 +131,31 @@ export async function startGateway(env: GatewayEnv, logger: Logger, mode: 'singl
     isReady: () => ready,
     isShuttingDown: () => shutdown.isShuttingDown,
     metricsText: mode === 'worker' ? workerMetrics(registry) : undefined,
+  };
+  const app = buildApp(deps);
+  // Proxied requests skip express altogether; the gateway's own endpoints go through the app.
+  const proxy = proxyRequest(deps);
+  const server = createServer((req, res) => {
+    if (isOwnPath(req.url ?? '/')) app(req, res);
+    else proxy(req, res);
   });
-  const { server, port } = await listen(app, env.GATEWAY_PORT, env.HOST);
+  const port = await new Promise<number>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(env.GATEWAY_PORT, env.HOST, () => {
+      const a = server.address();
+      resolve(typeof a === 'object' && a ? a.port : env.GATEWAY_PORT);
+    });
+  });
   shutdown.register('intake', 'http server', () => closeServer(server));
   shutdown.installSignalHandlers();
   void Promise.all(checkers.map((c) => c.ready())).then(() => {
     ready = true;
     logger.info({ nodes: nodePool.availableCount(), apis: apiPool.availableCount() }, 'gateway ready');
   });
-  logger.info({ port, mode, redis: Boolean(env.REDIS_URL), nodes: env.NODE_RPC_URLS.length, apis: env.API_URLS.length }, 'gateway listening');
+  logger.info(
+    { port, mode, redis: Boolean(env.REDIS_URL), nodes: env.NODE_RPC_URLS.length, apis: env.API_URLS.length },
+    'gateway listening',
+  );
   return { port, shutdown };
 }
 

@@ -124,7 +124,9 @@ describe('API keys', () => {
       expect(r.json()).toEqual({ error: 'unauthorized', message: 'the API key has been revoked' });
     }
     const list = await runKeysCli(databaseUrl, ['list', '--json', '--all']);
-    expect((JSON.parse(list.stdout) as Array<{ id: string; revokedAt: string | null }>).find((k) => k.id === created.id)?.revokedAt).not.toBeNull();
+    expect(
+      (JSON.parse(list.stdout) as Array<{ id: string; revokedAt: string | null }>).find((k) => k.id === created.id)?.revokedAt,
+    ).not.toBeNull();
     const active = await runKeysCli(databaseUrl, ['list', '--json']);
     expect((JSON.parse(active.stdout) as Array<{ id: string }>).some((k) => k.id === created.id)).toBe(false);
   });
@@ -153,10 +155,14 @@ describe('API keys', () => {
   });
 
   it('never writes a key to any log line', async () => {
+    // The access log names keys by id (its lines are written asynchronously: wait for them).
+    await waitFor(
+      () => gateways.flatMap((g) => g.logs()).some((l) => l.msg === 'request' && typeof l.keyId === 'string'),
+      10_000,
+      'access lines',
+    );
     const lines = gateways.flatMap((g) => g.lines);
     expect(lines.length).toBeGreaterThan(10);
-    // The access log names keys by id.
-    expect(gateways.flatMap((g) => g.logs()).some((l) => l.msg === 'request' && typeof l.keyId === 'string')).toBe(true);
     const everything = [...lines, ...cliOutput].join('\n');
     for (const s of secrets) {
       expect(everything).not.toContain(s);

@@ -25,7 +25,12 @@ function idempotent(i: number): Parameters<typeof request>[1] {
         body: JSON.stringify({ sender: ACCOUNT, arguments: ['0x0200000002', '0x0200000003'] }),
       };
     default:
-      return { method: 'POST', path: '/v2/fees/transaction', headers: { 'content-type': 'application/json' }, body: '{"transaction_payload":"0x00"}' };
+      return {
+        method: 'POST',
+        path: '/v2/fees/transaction',
+        headers: { 'content-type': 'application/json' },
+        body: '{"transaction_payload":"0x00"}',
+      };
   }
 }
 
@@ -111,14 +116,24 @@ describe('node pool', () => {
 
   it('takes a lagging node out and puts it back once it caught up', async () => {
     nodes[2]!.tip = 990;
-    await waitFor(async () => (await metricValue(gw.port, 'gateway_upstream_available', { member: nodes[2]!.url })) === 0, 10_000, 'the lagging node to be out');
+    await waitFor(
+      async () => (await metricValue(gw.port, 'gateway_upstream_available', { member: nodes[2]!.url })) === 0,
+      10_000,
+      'the lagging node to be out',
+    );
     nodes[2]!.received.length = 0;
     for (let i = 0; i < 30; i++) expect((await request(gw.port, idempotent(i))).status).toBe(200);
     expect(nodes[2]!.rpcCount()).toBe(0);
-    expect(await metricValue(gw.port, 'gateway_health_checks_total', { member: nodes[2]!.url, outcome: 'lagging' })).toBeGreaterThan(0);
+    expect(
+      await metricValue(gw.port, 'gateway_health_checks_total', { member: nodes[2]!.url, outcome: 'lagging' }),
+    ).toBeGreaterThan(0);
 
     nodes[2]!.tip = 1000;
-    await waitFor(async () => (await metricValue(gw.port, 'gateway_upstream_available', { member: nodes[2]!.url })) === 1, 10_000, 'the node to be back');
+    await waitFor(
+      async () => (await metricValue(gw.port, 'gateway_upstream_available', { member: nodes[2]!.url })) === 1,
+      10_000,
+      'the node to be back',
+    );
     for (let i = 0; i < 30; i++) expect((await request(gw.port, idempotent(i))).status).toBe(200);
     expect(nodes[2]!.rpcCount()).toBeGreaterThan(0);
   });
@@ -135,7 +150,12 @@ describe('node pool', () => {
   describe('POST /v2/transactions', () => {
     const deliveries = (body: Buffer) => nodes.reduce((n, s) => n + s.transactions().filter((b) => b.equals(body)).length, 0);
     const post = (body: Buffer) =>
-      request(gw.port, { method: 'POST', path: '/v2/transactions', headers: { 'content-type': 'application/octet-stream' }, body });
+      request(gw.port, {
+        method: 'POST',
+        path: '/v2/transactions',
+        headers: { 'content-type': 'application/octet-stream' },
+        body,
+      });
 
     it('is sent again only when the connection failed before any byte was sent', async () => {
       await nodes[0]!.stop();
@@ -180,7 +200,12 @@ describe('node pool', () => {
     it('streams a large body to the node unchanged', async () => {
       const b = randomBytes(1_500_000);
       const chunks = Array.from({ length: 15 }, (_, i) => b.subarray(i * 100_000, (i + 1) * 100_000));
-      const r = await request(gw.port, { method: 'POST', path: '/v2/transactions', headers: { 'content-type': 'application/octet-stream' }, body: chunks });
+      const r = await request(gw.port, {
+        method: 'POST',
+        path: '/v2/transactions',
+        headers: { 'content-type': 'application/octet-stream' },
+        body: chunks,
+      });
       expect(r.status).toBe(200);
       expect(deliveries(b)).toBe(1);
     });
@@ -213,7 +238,9 @@ describe('node pool', () => {
   it('exports per-node metrics', async () => {
     for (let i = 0; i < 10; i++) await request(gw.port, idempotent(i));
     for (const n of nodes) {
-      expect(await metricValue(gw.port, 'gateway_upstream_tries_total', { pool: 'node', member: n.url, outcome: 'ok' })).toBeGreaterThan(0);
+      expect(
+        await metricValue(gw.port, 'gateway_upstream_tries_total', { pool: 'node', member: n.url, outcome: 'ok' }),
+      ).toBeGreaterThan(0);
       expect(await metricValue(gw.port, 'gateway_node_tip_height', { member: n.url })).toBe(1000);
       expect(await metricValue(gw.port, 'gateway_upstream_response_seconds_count', { member: n.url })).toBeGreaterThan(0);
     }

@@ -61,7 +61,10 @@ describe('rate limits', () => {
   });
 
   it('answers 429 with a JSON error, Retry-After and both header families', async () => {
-    const rs = await burst(pair, 11, (i) => ({ path: i % 2 ? '/extended/v1/block' : '/v2/pox', headers: { 'x-forwarded-for': '198.51.100.3' } }));
+    const rs = await burst(pair, 11, (i) => ({
+      path: i % 2 ? '/extended/v1/block' : '/v2/pox',
+      headers: { 'x-forwarded-for': '198.51.100.3' },
+    }));
     const ok = rs[0]!;
     expect(ok.headers['ratelimit-policy']).toBe('"minute";q=10;w=60, "burst";q=100;w=1');
     expect(ok.headers.ratelimit).toMatch(/^"minute";r=9;t=\d+, "burst";r=99;t=1$/);
@@ -75,7 +78,10 @@ describe('rate limits', () => {
     const limited = rs[10]!;
     expect(limited.status).toBe(429);
     expect(limited.headers['content-type']).toMatch(/^application\/json/);
-    expect(limited.json()).toEqual({ error: 'rate_limited', message: expect.stringMatching(/rate limit exceeded \(per client address\); retry in \d+ s/) });
+    expect(limited.json()).toEqual({
+      error: 'rate_limited',
+      message: expect.stringMatching(/rate limit exceeded \(per client address\); retry in \d+ s/),
+    });
     const retryAfter = Number(limited.headers['retry-after']);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(120);
@@ -87,7 +93,10 @@ describe('rate limits', () => {
 
   it('holds the keyed limit per key across both instances, whatever the client address', async () => {
     const { key } = await createKeyWithCli(databaseUrl, ['--owner', 'acct-limits']);
-    const rs = await burst(pair, 25, (i) => ({ path: '/v2/info', headers: { 'x-api-key': key, 'x-forwarded-for': `203.0.113.${i + 1}` } }));
+    const rs = await burst(pair, 25, (i) => ({
+      path: '/v2/info',
+      headers: { 'x-api-key': key, 'x-forwarded-for': `203.0.113.${i + 1}` },
+    }));
     expect(statuses(rs)).toEqual([...Array(20).fill(200), ...Array(5).fill(429)]);
     expect(rs[0]!.headers['ratelimit-limit']).toBe('20');
     expect(rs[24]!.json().message).toContain('per key');
@@ -95,7 +104,10 @@ describe('rate limits', () => {
 
   it('holds a custom per-key limit across both instances', async () => {
     const { key } = await createKeyWithCli(databaseUrl, ['--owner', 'contract-limits', '--limit', '30']);
-    const rs = await burst(pair, 36, () => ({ path: '/v2/pox', headers: { 'x-api-key': key, 'x-forwarded-for': '203.0.113.200' } }));
+    const rs = await burst(pair, 36, () => ({
+      path: '/v2/pox',
+      headers: { 'x-api-key': key, 'x-forwarded-for': '203.0.113.200' },
+    }));
     expect(count(rs, 200)).toBe(30);
     expect(statuses(rs).slice(30)).toEqual(Array(6).fill(429));
     expect(rs[0]!.headers['ratelimit-limit']).toBe('30');
@@ -110,15 +122,23 @@ describe('rate limits', () => {
     expect(count(rs, 200)).toBeLessThanOrEqual(5);
     const limited = rs.find((r) => r.status === 429)!;
     expect(limited.headers['ratelimit-limit']).toBe('5');
-    expect(limited.headers['retry-after']).toBe('1');
+    // The burst window refused: a second or two.
+    expect(['1', '2']).toContain(limited.headers['retry-after']);
   });
 
   it('does not let a spoofed X-Forwarded-For escape the limit', async () => {
     // Behind our proxy: the client writes whatever it likes first, the proxy appends the real address.
-    const rs = await burst(pair, 15, (i) => ({ path: '/v2/info', headers: { 'x-forwarded-for': `10.9.${i}.${i}, 192.0.2.${i}, 198.51.100.77` } }));
+    const rs = await burst(pair, 15, (i) => ({
+      path: '/v2/info',
+      headers: { 'x-forwarded-for': `10.9.${i}.${i}, 192.0.2.${i}, 198.51.100.77` },
+    }));
     expect(count(rs, 200)).toBe(10);
     // A gateway with no trusted proxy ignores the header altogether.
-    const direct = await startGatewayProcess({ ...env, TRUSTED_PROXY_HOPS: '0', REDIS_KEY_PREFIX: `test:direct:${randomBytes(4).toString('hex')}:` });
+    const direct = await startGatewayProcess({
+      ...env,
+      TRUSTED_PROXY_HOPS: '0',
+      REDIS_KEY_PREFIX: `test:direct:${randomBytes(4).toString('hex')}:`,
+    });
     extra.push(direct);
     const spoofed = await burst([direct], 15, (i) => ({ path: '/v2/info', headers: { 'x-forwarded-for': `192.0.2.${i + 1}` } }));
     expect(count(spoofed, 200)).toBe(10);
@@ -144,12 +164,20 @@ describe('rate limits', () => {
     expect(limited.status).toBe(503);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(limited.headers['ratelimit-remaining']).toBe('0');
-    expect(limited.json()).toMatchObject({ code: 429, message: 'rate_limited', retriable: true, details: { error: 'rate_limited' } });
+    expect(limited.json()).toMatchObject({
+      code: 429,
+      message: 'rate_limited',
+      retriable: true,
+      details: { error: 'rate_limited' },
+    });
   });
 
   it('counts everything proxied but not the gateway’s own endpoints', async () => {
     for (let i = 0; i < 20; i++) {
-      const r = await request(pair[i % 2]!.port, { path: i % 2 ? '/healthz' : '/metrics', headers: { 'x-forwarded-for': '198.51.100.120' } });
+      const r = await request(pair[i % 2]!.port, {
+        path: i % 2 ? '/healthz' : '/metrics',
+        headers: { 'x-forwarded-for': '198.51.100.120' },
+      });
       expect(r.status).toBe(200);
       expect(r.headers['ratelimit-limit']).toBeUndefined();
     }
@@ -170,13 +198,16 @@ describe('rate limits', () => {
       const rs = await burst([gw], 14, () => ({ path: '/v2/info', headers: { 'x-forwarded-for': '198.51.100.151' } }));
       // The local limiter applies the same policy in this process.
       expect(statuses(rs)).toEqual([...Array(10).fill(200), ...Array(4).fill(429)]);
-      expect(gw.logs().some((l) => l.msg === 'rate limiting on redis failed: using the local limiter' && l.level === 50)).toBe(true);
+      expect(gw.logs().some((l) => l.msg === 'rate limiting on redis failed: using the local limiter' && l.level === 50)).toBe(
+        true,
+      );
       expect(await metricValue(gw.port, 'gateway_ratelimit_redis_errors_total')).toBeGreaterThanOrEqual(14);
       expect(await metricValue(gw.port, 'gateway_ratelimit_fallback_decisions_total')).toBeGreaterThanOrEqual(14);
 
       redis = await startRedis({ dataDir, port });
       await waitFor(
-        async () => (await request(gw.port, { path: '/v2/info', headers: { 'x-forwarded-for': '198.51.100.152' } })).status === 200 &&
+        async () =>
+          (await request(gw.port, { path: '/v2/info', headers: { 'x-forwarded-for': '198.51.100.152' } })).status === 200 &&
           gw.logs().some((l) => l.msg === 'rate limiting is back on redis'),
         15_000,
         'the gateway to use Redis again',
@@ -193,8 +224,18 @@ describe('rate limits', () => {
     extra.push(gw);
     const rs = await burst([gw], 15, () => ({ path: '/v2/info' }));
     expect(statuses(rs)).toEqual([...Array(10).fill(200), ...Array(5).fill(429)]);
-    const pids = new Set(gw.logs().filter((l) => l.msg === 'request').map((l) => l.pid));
-    expect(pids.size).toBe(2);
+    // Both workers served (their access lines carry their pids).
+    await waitFor(
+      () =>
+        new Set(
+          gw
+            .logs()
+            .filter((l) => l.msg === 'request')
+            .map((l) => l.pid),
+        ).size === 2,
+      10_000,
+      'lines from both workers',
+    );
     // /metrics on any worker answers for the whole host.
     expect(await metricValue(gw.port, 'gateway_ratelimit_decisions_total', { tier: 'anonymous' })).toBe(15);
   });

@@ -23,8 +23,7 @@ describe('routing', () => {
   let nodes: StubNode[];
   let apis: StubApi[];
   let gw: GatewayProcess;
-  const upstreamCalls = () =>
-    nodes.reduce((n, s) => n + s.rpcCount(), 0) + apis.reduce((n, a) => n + a.received.length, 0);
+  const upstreamCalls = () => nodes.reduce((n, s) => n + s.rpcCount(), 0) + apis.reduce((n, a) => n + a.received.length, 0);
 
   beforeAll(async () => {
     const databaseUrl = await createTestDatabase(inject('databaseUrl'), 'gw_routing');
@@ -65,7 +64,12 @@ describe('routing', () => {
     }
     for (const a of apis) expect(a.received.length).toBeGreaterThan(0);
     const body = JSON.stringify({ network_identifier: { blockchain: 'stacks', network: 'mainnet' } });
-    const r = await request(gw.port, { method: 'POST', path: '/rosetta/v1/network/status', headers: { 'content-type': 'application/json' }, body });
+    const r = await request(gw.port, {
+      method: 'POST',
+      path: '/rosetta/v1/network/status',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     expect(r.json()).toMatchObject({ method: 'POST', bodyBytes: body.length });
   });
 
@@ -82,7 +86,12 @@ describe('routing', () => {
   it('passes request ids through and makes one when missing', async () => {
     const given = await request(gw.port, { path: '/v2/pox', headers: { 'x-request-id': 'req-abc.123' } });
     expect(given.headers['x-request-id']).toBe('req-abc.123');
-    expect(nodes.flatMap((n) => n.received).filter((d) => d.path === '/v2/pox').at(-1)!.headers['x-request-id']).toBe('req-abc.123');
+    expect(
+      nodes
+        .flatMap((n) => n.received)
+        .filter((d) => d.path === '/v2/pox')
+        .at(-1)!.headers['x-request-id'],
+    ).toBe('req-abc.123');
     const made = await request(gw.port, { path: '/v2/pox', headers: { 'x-request-id': 'bad id with spaces' } });
     expect(made.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });

@@ -80,13 +80,21 @@ export class MessageApplier {
     );
   }
 
+  /**
+   * Makes sure the position row exists, so that every batch — also the very first — locks it: two
+   * indexers overlapping during a rebalance then apply one after the other and skip what is done.
+   */
+  async ensurePositionRow(): Promise<void> {
+    await this.opts.db('consumer_positions').insert({ topic: this.opts.positionKey, position: '-1' }).onConflict('topic').ignore();
+  }
+
   /** The position of the last applied record, or null when nothing was applied yet. */
   async lastApplied(): Promise<bigint | null> {
     const row = await this.opts
       .db('consumer_positions')
       .where({ topic: this.opts.positionKey })
       .first<{ position: string } | undefined>();
-    return row ? BigInt(row.position) : null;
+    return row && row.position !== '-1' ? BigInt(row.position) : null;
   }
 
   async applyBatch(records: BusRecord[]): Promise<void> {

@@ -16,6 +16,16 @@ export const observerEnvSchema = z.object({
   BUS_DATABASE_URL: z.string().optional(),
   /** Prefix for bus topic names (isolates test runs sharing a broker). */
   BUS_TOPIC_PREFIX: z.string().default(''),
+  /** bitcoind JSON-RPC URL to follow (`http://host:8332`); empty: no follower (blocks only via POST /new_bitcoin_block). */
+  BITCOIND_RPC_URL: z.string().default(''),
+  /** bitcoind RPC user (`rpcuser`). */
+  BITCOIND_RPC_USER: z.string().default(''),
+  /** bitcoind RPC password (`rpcpassword`). */
+  BITCOIND_RPC_PASSWORD: z.string().default(''),
+  /** First height the follower publishes (e.g. a little below 840000 on mainnet: commits of the first etchings). */
+  BITCOIND_START_HEIGHT: z.coerce.number().int().min(0).default(0),
+  /** How often the follower asks bitcoind for new blocks. */
+  BITCOIND_POLL_INTERVAL_MS: z.coerce.number().int().min(10).default(5_000),
   /** pino log level. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

@@ -1,5 +1,6 @@
 import { closeServer, createLogger, createMetricsRegistry, listen, ShutdownRegistry } from '@bda/common';
 import { createBus, TOPICS } from '@bda/bus';
+import { BitcoindFollower } from './bitcoind-follower';
 import { buildApp } from './build-app';
 import { loadObserverEnv } from './env';
 
@@ -19,10 +20,11 @@ async function main(): Promise<void> {
   await bus.ensureTopics([TOPICS.stacksNodeEvents, TOPICS.bitcoinBlocks]);
   const producer = bus.producer();
   await producer.connect();
+  const metrics = createMetricsRegistry('observer');
   const app = buildApp({
     producer,
     logger,
-    metrics: createMetricsRegistry('observer'),
+    metrics,
     bodyLimit: env.OBSERVER_BODY_LIMIT,
     topicPrefix: env.BUS_TOPIC_PREFIX,
     isShuttingDown: () => shutdown.isShuttingDown,
@@ -30,6 +32,22 @@ async function main(): Promise<void> {
   const { server, port } = await listen(app, env.OBSERVER_PORT, env.OBSERVER_HOST);
   server.requestTimeout = 0; // an 80 MB genesis block may take a while to upload
   shutdown.register('intake', 'http', () => closeServer(server));
+  if (env.BITCOIND_RPC_URL) {
+    const follower = new BitcoindFollower({
+      rpcUrl: env.BITCOIND_RPC_URL,
+      user: env.BITCOIND_RPC_USER,
+      password: env.BITCOIND_RPC_PASSWORD,
+      startHeight: env.BITCOIND_START_HEIGHT,
+      pollIntervalMs: env.BITCOIND_POLL_INTERVAL_MS,
+      producer,
+      topic: `${env.BUS_TOPIC_PREFIX}${TOPICS.bitcoinBlocks}`,
+      logger,
+      metrics,
+    });
+    follower.start();
+    shutdown.register('intake', 'bitcoind follower', () => follower.stop());
+    logger.info({ rpcUrl: env.BITCOIND_RPC_URL, from: env.BITCOIND_START_HEIGHT }, 'following bitcoind');
+  }
   shutdown.register('clients', 'bus producer', () => producer.disconnect());
   shutdown.register('database', 'bus', () => bus.close());
   logger.info({ port, bus: bus.kind }, 'observer listening');

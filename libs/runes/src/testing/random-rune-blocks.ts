@@ -50,6 +50,14 @@ export class RuneBlockGenerator {
     return this.height;
   }
 
+  /** Adds `n` spendable outputs of an earlier, unindexed transaction (they hold no runes): room for big blocks. */
+  fund(n: number): this {
+    const txid = (this.state >>> 0).toString(16).padStart(8, '0').repeat(8);
+    for (let vout = 0; vout < n; vout++) this.pool.push({ txid, vout });
+    this.next01();
+    return this;
+  }
+
   clone(seed?: number): RuneBlockGenerator {
     const copy = new RuneBlockGenerator({
       seed: seed ?? this.state,

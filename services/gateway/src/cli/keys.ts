@@ -38,7 +38,8 @@ function publicRow(r: KeyRow) {
 
 function positive(name: string, v: string | undefined): number | null {
   if (v === undefined) return null;
-  if (!/^\d+$/.test(v) || Number(v) <= 0 || Number(v) > 2_147_483_647) throw new UsageError(`--${name} must be a positive integer`);
+  if (!/^\d+$/.test(v) || Number(v) <= 0 || Number(v) > 2_147_483_647)
+    throw new UsageError(`--${name} must be a positive integer`);
   return Number(v);
 }
 
@@ -90,7 +91,11 @@ export async function runKeysCommand(argv: string[], db: Knex, io: CliIo): Promi
         io.out(['id', 'prefix', 'owner', 'limit/min', 'burst/s', 'created', 'revoked'].join('\t'));
         for (const r of rows) {
           const p = publicRow(r);
-          io.out([p.id, p.prefix, p.owner, p.rateLimitPerMinute ?? '-', p.burstPerSecond ?? '-', p.createdAt, p.revokedAt ?? '-'].join('\t'));
+          io.out(
+            [p.id, p.prefix, p.owner, p.rateLimitPerMinute ?? '-', p.burstPerSecond ?? '-', p.createdAt, p.revokedAt ?? '-'].join(
+              '\t',
+            ),
+          );
         }
         return 0;
       }

@@ -81,7 +81,11 @@ export async function revokeKey(db: Knex, ref: string): Promise<KeyRow> {
     if (/^\d+$/.test(ref)) {
       rows = (await trx(TABLE).where({ id: ref }).forUpdate().select('*')) as DbRow[];
     } else if (ref.startsWith(KEY_PREFIX)) {
-      rows = (await trx(TABLE).where({ prefix: displayPrefix(ref) }).whereNull('revoked_at').forUpdate().select('*')) as DbRow[];
+      rows = (await trx(TABLE)
+        .where({ prefix: displayPrefix(ref) })
+        .whereNull('revoked_at')
+        .forUpdate()
+        .select('*')) as DbRow[];
     } else {
       throw new Error(`"${ref}" is neither a key id nor a key prefix (${KEY_PREFIX}…)`);
     }

@@ -123,12 +123,20 @@ describe('HealthChecker', () => {
   });
 
   it('takes out a node lagging behind the best tip and puts it back once it caught up', async () => {
-    let r: ProbeResult[] = [{ ok: true, tip: 100 }, { ok: true, tip: 94 }, { ok: true, tip: 100 }];
+    let r: ProbeResult[] = [
+      { ok: true, tip: 100 },
+      { ok: true, tip: 94 },
+      { ok: true, tip: 100 },
+    ];
     const { p, h } = checker(() => r, { unhealthyThreshold: 1, healthyThreshold: 1 });
     await h.round();
     expect(p.members[1]!.health).toBe('unhealthy');
     expect(p.members[1]!.healthReason).toMatch(/lagging 6 blocks/);
-    r = [{ ok: true, tip: 101 }, { ok: true, tip: 96 }, { ok: true, tip: 101 }];
+    r = [
+      { ok: true, tip: 101 },
+      { ok: true, tip: 96 },
+      { ok: true, tip: 101 },
+    ];
     await h.round();
     expect(p.members[1]!.health).toBe('healthy');
   });

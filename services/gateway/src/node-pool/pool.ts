@@ -44,7 +44,13 @@ export class Member {
     this.port = Number(u.port || (tls ? 443 : 80));
     this.auth = u.username ? `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}` : undefined;
     // noDelay: a proxied request or answer must not wait for Nagle's algorithm.
-    const agentOpts = { keepAlive: true, noDelay: true, maxSockets: opts.maxSockets, maxFreeSockets: opts.maxSockets, scheduling: 'lifo' as const };
+    const agentOpts = {
+      keepAlive: true,
+      noDelay: true,
+      maxSockets: opts.maxSockets,
+      maxFreeSockets: opts.maxSockets,
+      scheduling: 'lifo' as const,
+    };
     this.agent = tls ? new https.Agent(agentOpts) : new http.Agent(agentOpts);
     this.request = tls ? https.request : http.request;
   }

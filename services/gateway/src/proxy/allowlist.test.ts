@@ -53,7 +53,11 @@ describe('matchRoute', () => {
 
 describe('checkTarget', () => {
   it('splits a clean target into path and query', () => {
-    expect(checkTarget('/v2/accounts/SP1?proof=0&tip=abc')).toEqual({ ok: true, path: '/v2/accounts/SP1', query: '?proof=0&tip=abc' });
+    expect(checkTarget('/v2/accounts/SP1?proof=0&tip=abc')).toEqual({
+      ok: true,
+      path: '/v2/accounts/SP1',
+      query: '?proof=0&tip=abc',
+    });
     expect(checkTarget('/runes/v1/etchings/UNCOMMON%E2%80%A2GOODS')).toMatchObject({ ok: true });
   });
 

@@ -79,8 +79,16 @@ export function checkTarget(url: string): TargetCheck {
       if (seg === '.' || seg === '..') return { ok: false, message: 'the path contains a dot segment' };
     }
   }
-  if (/[\u0000-\u001f\u007f\\#]/.test(query)) return { ok: false, message: 'the query contains characters that are not allowed' };
+  if (hasControlOrBackslash(query)) return { ok: false, message: 'the query contains characters that are not allowed' };
   return { ok: true, path, query };
+}
+
+function hasControlOrBackslash(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f || c === 0x5c /* \\ */ || c === 0x23 /* # */) return true;
+  }
+  return false;
 }
 
 /** Finds the allowlisted route for a method and a checked path. */

@@ -78,7 +78,26 @@ const DROP_REQUEST = new Set([
   'x-real-ip',
   'forwarded',
 ]);
-const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EADDRNOTAVAIL', 'ECONNRESET', 'EPIPE']);
+// Response headers the gateway may set itself (request id, rate limits): when it does, an upstream's go.
+const OWN_RESPONSE_HEADERS = new Set([
+  'x-request-id',
+  'ratelimit-policy',
+  'ratelimit',
+  'ratelimit-limit',
+  'ratelimit-remaining',
+  'ratelimit-reset',
+  'retry-after',
+]);
+const CONNECT_ERRORS = new Set([
+  'ECONNREFUSED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EADDRNOTAVAIL',
+  'ECONNRESET',
+  'EPIPE',
+]);
 
 export class Forwarder {
   constructor(
@@ -131,20 +150,29 @@ export class Forwarder {
       ctx.tries++;
       ctx.member = member.name;
       const tryStart = performance.now();
-      const r = await this.tryOnce(member, req, res, target, headers, body, route, Math.min(timeLeft, this.settings.tryTimeoutMs));
+      const r = await this.tryOnce(
+        member,
+        req,
+        res,
+        target,
+        headers,
+        body,
+        route,
+        Math.min(timeLeft, this.settings.tryTimeoutMs),
+      );
       if (r.kind === 'too_large') return tooLarge(route.bodyLimit);
       if (r.kind === 'client_gone') return undefined;
       if (r.kind === 'failed') {
-        this.metrics.upstreamTries.labels(this.pool.name, member.name, r.outcome).inc();
+        this.metrics.upstreamTries.inc(this.pool.name, member.name, r.outcome);
         this.pool.reportFailure(member, r.outcome);
         last = r;
         if (r.sent && !route.retry) break;
         continue;
       }
       const status = r.res.statusCode ?? 502;
-      this.metrics.upstreamLatency.labels(this.pool.name, member.name).observe((performance.now() - tryStart) / 1000);
+      this.metrics.upstreamLatency.observe((performance.now() - tryStart) / 1000, this.pool.name, member.name);
       if (status >= 500) {
-        this.metrics.upstreamTries.labels(this.pool.name, member.name, 'http_5xx').inc();
+        this.metrics.upstreamTries.inc(this.pool.name, member.name, 'http_5xx');
         this.pool.reportFailure(member, 'http_5xx');
         const canRetry = route.retry && ctx.tries < this.settings.maxTries && Date.now() < deadline && this.pool.pick(tried);
         if (canRetry) {
@@ -153,7 +181,7 @@ export class Forwarder {
           continue;
         }
       } else {
-        this.metrics.upstreamTries.labels(this.pool.name, member.name, 'ok').inc();
+        this.metrics.upstreamTries.inc(this.pool.name, member.name, 'ok');
         this.pool.reportSuccess(member);
       }
       this.relay(r.res, r.preq, res, ctx.responseHeaders);
@@ -218,86 +246,16 @@ export class Forwarder {
     route: ForwardRoute,
     timeoutMs: number,
   ): Promise<TryResult> {
-    return new Promise((resolve) => {
-      let sent = false;
-      let settled = false;
-      member.inFlight++;
-      const preq = member.request({
-        host: member.hostname,
-        port: member.port,
-        method: req.method,
-        path: target,
-        agent: member.agent,
-        auth: member.auth,
-        headers: [...headers, 'host', member.hostHeader] as unknown as OutgoingHttpHeaders,
-        setHost: false,
-      });
-      const settle = (r: TryResult) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        res.off('close', onClientClose);
-        resolve(r);
-      };
-      const fail = (outcome: Outcome, message: string) => {
-        settle({ kind: 'failed', sent, outcome, message });
-        preq.destroy();
-      };
-      const timer = setTimeout(() => fail('timeout', `no answer within ${timeoutMs} ms`), timeoutMs);
-      const onClientClose = () => {
-        if (!res.writableFinished) {
-          settle({ kind: 'client_gone' });
-          preq.destroy();
-        }
-      };
-      res.once('close', onClientClose);
-      preq.once('close', () => member.inFlight--);
-
-      const begin = () => {
-        if (settled) return;
-        sent = true;
-        if (body === undefined) preq.end();
-        else if (Buffer.isBuffer(body)) preq.end(body);
-        else {
-          let bytes = 0;
-          const onData = (chunk: Buffer) => {
-            bytes += chunk.length;
-            if (bytes > route.bodyLimit) {
-              req.unpipe(preq);
-              req.off('data', onData);
-              settle({ kind: 'too_large' });
-              preq.destroy();
-            }
-          };
-          req.on('data', onData);
-          req.pipe(preq);
-          req.once('aborted', () => fail('reset', 'client aborted the body'));
-        }
-      };
-      preq.once('socket', (socket: Socket) => {
-        if (socket.connecting) socket.once('connect', begin);
-        else begin();
-      });
-      preq.once('response', (pres) => settle({ kind: 'response', res: pres, preq }));
-      preq.on('error', (err: NodeJS.ErrnoException) => {
-        if (settled) return;
-        const code = err.code ?? '';
-        if (!sent && CONNECT_ERRORS.has(code)) fail('connect_error', code);
-        else if (code.startsWith('HPE_')) fail('bad_response', code);
-        else fail('reset', code || err.message);
-      });
-    });
+    return new Promise((resolve) => new Attempt(member, req, res, target, headers, body, route.bodyLimit, timeoutMs, resolve));
   }
 
   /** Streams the upstream answer to the client with the gateway's own headers (rate limits, request id). */
   private relay(pres: IncomingMessage, preq: ClientRequest, res: ServerResponse, own: string[]): void {
     const raw = pres.rawHeaders;
     const out: string[] = [];
-    const ownNames = new Set<string>();
-    for (let i = 0; i < own.length; i += 2) ownNames.add(own[i]!);
     for (let i = 0; i < raw.length; i += 2) {
       const lower = raw[i]!.toLowerCase();
-      if (HOP_BY_HOP.has(lower) || ownNames.has(lower)) continue;
+      if (HOP_BY_HOP.has(lower) || (OWN_RESPONSE_HEADERS.has(lower) && setsHeader(own, lower))) continue;
       out.push(raw[i]!, raw[i + 1]!);
     }
     for (let i = 0; i < own.length; i++) out.push(own[i]!);
@@ -305,26 +263,26 @@ export class Forwarder {
     // An upstream that stalls mid-body is cut after the try timeout of silence.
     const idle = setTimeout(() => preq.destroy(new Error('upstream body stalled')), this.settings.tryTimeoutMs);
     pres.on('data', () => idle.refresh());
-    const end = () => clearTimeout(idle);
-    pres.once('end', end);
+    pres.once('end', () => clearTimeout(idle));
     pres.once('error', () => {
-      end();
-      res.destroy();
-    });
-    pres.once('aborted', () => {
-      end();
+      clearTimeout(idle);
       res.destroy();
     });
     preq.once('error', () => {
-      end();
+      clearTimeout(idle);
       res.destroy();
     });
     res.once('close', () => {
-      end();
+      clearTimeout(idle);
       if (!pres.complete) preq.destroy();
     });
     pres.pipe(res);
   }
+}
+
+function setsHeader(own: string[], name: string): boolean {
+  for (let i = 0; i < own.length; i += 2) if (own[i] === name) return true;
+  return false;
 }
 
 function tooLarge(limit: number): ForwardFailure {
@@ -367,4 +325,102 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_la
     req.on('error', onAbort);
     req.on('aborted', onAbort);
   });
+}
+
+/**
+ * One try on one member. A class rather than closures: the hot path creates one object per try instead of
+ * a handful of named functions.
+ */
+class Attempt {
+  private sent = false;
+  private settled = false;
+  private readonly preq: ClientRequest;
+  private readonly timer: NodeJS.Timeout;
+  private bytes = 0;
+  private readonly onClientClose: () => void;
+
+  constructor(
+    private readonly member: Member,
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    target: string,
+    headers: string[],
+    private readonly body: Buffer | 'stream' | undefined,
+    private readonly bodyLimit: number,
+    timeoutMs: number,
+    private readonly resolve: (r: TryResult) => void,
+  ) {
+    member.inFlight++;
+    const preq = member.request({
+      host: member.hostname,
+      port: member.port,
+      method: req.method,
+      path: target,
+      agent: member.agent,
+      auth: member.auth,
+      headers: [...headers, 'host', member.hostHeader] as unknown as OutgoingHttpHeaders,
+      setHost: false,
+    });
+    this.preq = preq;
+    this.timer = setTimeout(() => this.fail('timeout', `no answer within ${timeoutMs} ms`), timeoutMs);
+    this.onClientClose = () => {
+      if (!this.res.writableFinished) {
+        this.settle({ kind: 'client_gone' });
+        this.preq.destroy();
+      }
+    };
+    res.once('close', this.onClientClose);
+    preq.once('close', () => member.inFlight--);
+    preq.once('socket', (socket: Socket) => {
+      if (socket.connecting) socket.once('connect', () => this.begin());
+      else this.begin();
+    });
+    preq.once('response', (pres: IncomingMessage) => this.settle({ kind: 'response', res: pres, preq }));
+    preq.on('error', (err: NodeJS.ErrnoException) => this.onError(err));
+  }
+
+  private settle(r: TryResult): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.res.off('close', this.onClientClose);
+    this.resolve(r);
+  }
+
+  private fail(outcome: Outcome, message: string): void {
+    this.settle({ kind: 'failed', sent: this.sent, outcome, message });
+    this.preq.destroy();
+  }
+
+  private onError(err: NodeJS.ErrnoException): void {
+    if (this.settled) return;
+    const code = err.code ?? '';
+    if (!this.sent && CONNECT_ERRORS.has(code)) this.fail('connect_error', code);
+    else if (code.startsWith('HPE_')) this.fail('bad_response', code);
+    else this.fail('reset', code || err.message);
+  }
+
+  /** The connection is up: from here on, bytes reach the member. */
+  private begin(): void {
+    if (this.settled) return;
+    this.sent = true;
+    const body = this.body;
+    if (body === undefined) this.preq.end();
+    else if (Buffer.isBuffer(body)) this.preq.end(body);
+    else {
+      const req = this.req;
+      req.on('data', (chunk: Buffer) => this.count(chunk));
+      req.pipe(this.preq);
+      req.once('aborted', () => this.fail('reset', 'client aborted the body'));
+    }
+  }
+
+  private count(chunk: Buffer): void {
+    this.bytes += chunk.length;
+    if (this.bytes > this.bodyLimit && !this.settled) {
+      this.req.unpipe(this.preq);
+      this.settle({ kind: 'too_large' });
+      this.preq.destroy();
+    }
+  }
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
-import { sendError, type Logger } from '@bda/common';
+import type { ErrorResponse, Logger } from '@bda/common';
 import type { KeyStore } from '../keys/key-store';
 import type { GatewayMetrics } from '../metrics';
 import { limitHeaders } from '../rate-limit/headers';
@@ -27,6 +27,8 @@ export interface HandlerConfig {
 export interface HandlerDeps {
   config: HandlerConfig;
   logger: Logger;
+  /** Where access lines go (default: `logger`). They name keys by id and never carry headers or queries. */
+  accessLogger?: Logger;
   metrics: GatewayMetrics;
   keys: Pick<KeyStore, 'verify'>;
   /** Undefined when rate limiting is off. */
@@ -37,24 +39,42 @@ export interface HandlerDeps {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** True for the gateway's own endpoints (served by the express app, not proxied). */
+export function isOwnPath(url: string): boolean {
+  const q = url.indexOf('?');
+  return OWN_PATHS.has(q === -1 ? url : url.slice(0, q));
+}
+
 /**
- * Everything on a proxied request, in one middleware that never calls `next()` for it: request id, key,
- * rate limit, target checks, forwarding, the access log line. No body parser and no router work on this path.
+ * Everything on a proxied request: request id, key, rate limit, target checks, forwarding, the access log
+ * line. Plain node:http in and out (no body parser, no router, no express response helpers), so the HTTP
+ * server can call it directly and only hand the gateway's own paths to express.
  */
-export function gatewayHandler(deps: HandlerDeps): RequestHandler {
-  return (req, res, next) => {
-    const url = req.url;
-    const q = url.indexOf('?');
-    if (OWN_PATHS.has(q === -1 ? url : url.slice(0, q))) {
-      next();
-      return;
-    }
+export function proxyRequest(deps: HandlerDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
     handle(req, res, deps).catch((err: unknown) => {
       deps.logger.error({ err, method: req.method }, 'gateway handler failed');
-      if (!res.headersSent) sendError(res, 500, 'internal_error', 'an unexpected error occurred');
+      if (!res.headersSent) writeJson(res, 500, { error: 'internal_error', message: 'an unexpected error occurred' });
       else res.destroy();
     });
   };
+}
+
+/** The same as express middleware (first in the app; `next()` only for the gateway's own paths). */
+export function gatewayHandler(deps: HandlerDeps): RequestHandler {
+  const proxy = proxyRequest(deps);
+  return (req, res, next) => {
+    if (isOwnPath(req.url)) next();
+    else proxy(req, res);
+  };
+}
+
+function writeJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.setHeader('content-length', Buffer.byteLength(text));
+  res.end(text);
 }
 
 interface RequestLog {
@@ -80,10 +100,10 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: HandlerDe
 
   res.once('close', () => {
     const seconds = (performance.now() - started) / 1000;
-    metrics.requests.labels(info.target, String(res.statusCode)).inc();
-    metrics.requestDuration.labels(info.target).observe(seconds);
+    metrics.requests.inc(info.target, String(res.statusCode));
+    metrics.requestDuration.observe(seconds, info.target);
     if (config.accessLog) {
-      deps.logger.info(
+      (deps.accessLogger ?? deps.logger).info(
         {
           reqId: id,
           method: req.method,
@@ -104,23 +124,22 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: HandlerDe
     }
   });
 
-  const fail = (status: number, error: string, message: string) =>
-    answerError(req, res, ctx, rosetta, status, error, message);
-
   // 1. Who: a key (which must be valid) or the client's address.
   let subject: Subject;
   const header = req.headers['x-api-key'];
   const presented = Array.isArray(header) ? header.join(',') : header;
   if (presented !== undefined && presented !== '') {
     const auth = await deps.keys.verify(presented);
-    metrics.auth.labels(auth.status).inc();
-    if (auth.status === 'unknown') return fail(401, 'unauthorized', 'the API key is not valid');
-    if (auth.status === 'revoked') return fail(401, 'unauthorized', 'the API key has been revoked');
-    if (auth.status === 'unavailable') return fail(503, 'service_unavailable', 'the API key could not be verified, try again');
+    metrics.auth.inc(auth.status);
+    if (auth.status === 'unknown') return answerError(req, res, ctx, rosetta, 401, 'unauthorized', 'the API key is not valid');
+    if (auth.status === 'revoked')
+      return answerError(req, res, ctx, rosetta, 401, 'unauthorized', 'the API key has been revoked');
+    if (auth.status === 'unavailable')
+      return answerError(req, res, ctx, rosetta, 503, 'service_unavailable', 'the API key could not be verified, try again');
     info.keyId = auth.key.id;
     subject = keySubject(auth.key.id, auth.key, config.policy);
   } else {
-    metrics.auth.labels('anonymous').inc();
+    metrics.auth.inc('anonymous');
     subject = anonymousSubject(addressGroup(ip, config.ipv6Prefix), config.policy);
   }
 
@@ -129,23 +148,33 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: HandlerDe
     const decision = await deps.limiter.check(subject);
     const h = limitHeaders(decision);
     for (const name in h) ctx.responseHeaders.push(name, h[name]!);
-    metrics.rateLimitDecisions.labels(subject.tier, decision.allowed ? 'allowed' : 'limited').inc();
+    metrics.rateLimitDecisions.inc(subject.tier, decision.allowed ? 'allowed' : 'limited');
     if (!decision.allowed) {
       info.limited = true;
       const message = `rate limit exceeded (${subject.tier === 'anonymous' ? 'per client address' : 'per key'}); retry in ${h['retry-after']} s`;
-      if (rosetta) return answerError(req, res, ctx, true, config.rosettaLimitedStatus, 'rate_limited', message, config.rosettaLimitedCode);
-      return fail(429, 'rate_limited', message);
+      if (rosetta)
+        return answerError(req, res, ctx, true, config.rosettaLimitedStatus, 'rate_limited', message, config.rosettaLimitedCode);
+      return answerError(req, res, ctx, rosetta, 429, 'rate_limited', message);
     }
   }
 
   // 3. Where: the node pool for allowlisted node RPC, the api for the rest.
   const target = checkTarget(url);
-  if (!target.ok) return fail(400, 'invalid_request', target.message);
+  if (!target.ok) return answerError(req, res, ctx, rosetta, 400, 'invalid_request', target.message);
   let forwarder: Forwarder;
   let route: ForwardRoute;
   if (isNodePath(target.path)) {
     const spec = matchRoute(config.nodeRoutes, req.method ?? '', target.path);
-    if (!spec) return fail(404, 'not_found', `${req.method} ${target.path} is not a proxied node RPC route`);
+    if (!spec)
+      return answerError(
+        req,
+        res,
+        ctx,
+        rosetta,
+        404,
+        'not_found',
+        `${req.method} ${target.path} is not a proxied node RPC route`,
+      );
     info.target = 'node';
     forwarder = deps.nodes;
     route = spec;
@@ -155,7 +184,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: HandlerDe
     route = { retry: req.method === 'GET' || req.method === 'HEAD', bodyLimit: config.apiBodyLimit };
   }
   const failure = await forwarder.forward(req, res, url, route, ip, ctx);
-  if (failure) fail(failure.status, failure.error, failure.message);
+  if (failure) answerError(req, res, ctx, rosetta, failure.status, failure.error, failure.message);
 }
 
 /**
@@ -181,7 +210,8 @@ function answerError(
   // An unread request body would otherwise be read and thrown away before the connection can be reused.
   if (!req.complete) res.setHeader('connection', 'close');
   if (!rosetta) {
-    sendError(res as Parameters<typeof sendError>[0], status, error, message);
+    const body: ErrorResponse = { error, message };
+    writeJson(res, status, body);
     return;
   }
   const body = {
@@ -191,7 +221,5 @@ function answerError(
     retriable: rosettaCode !== undefined || status === 503 || status === 502 || status === 504,
     details: { error, message },
   };
-  res.statusCode = status;
-  res.setHeader('content-type', 'application/json; charset=utf-8');
-  res.end(JSON.stringify(body));
+  writeJson(res, status, body);
 }

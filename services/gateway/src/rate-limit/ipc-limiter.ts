@@ -8,31 +8,40 @@ const RES = 'gateway:rl:res';
 interface LimitRequest {
   type: typeof REQ;
   id: number;
-  subject: Subject;
+  subjects: Subject[];
 }
 interface LimitResponse {
   type: typeof RES;
   id: number;
-  decision: Decision;
+  decisions: Decision[];
+}
+
+interface Waiting {
+  subjects: Subject[];
+  resolves: Array<(d: Decision) => void>;
+  timer: NodeJS.Timeout;
 }
 
 /**
  * In-memory counters shared by the workers of one host (the embedded default, no Redis): the primary holds
- * them and each worker asks it over the cluster IPC channel. If the primary does not answer in time, the
- * worker's own local limiter decides.
+ * them and each worker asks it over the cluster IPC channel, one message per turn of the event loop for all
+ * the requests of that turn. If the primary does not answer in time, the worker's own counters decide.
  */
 export class IpcLimiter implements Limiter {
   private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (d: Decision) => void; timer: NodeJS.Timeout; subject: Subject }>();
+  private readonly waiting = new Map<number, Waiting>();
+  private subjects: Subject[] = [];
+  private resolves: Array<(d: Decision) => void> = [];
+  private scheduled = false;
   private readonly local = new MemoryLimiter('local');
   private readonly onMessage = (msg: unknown) => {
     const m = msg as LimitResponse;
     if (m?.type !== RES) return;
-    const p = this.pending.get(m.id);
-    if (!p) return;
-    this.pending.delete(m.id);
-    clearTimeout(p.timer);
-    p.resolve(m.decision);
+    const w = this.waiting.get(m.id);
+    if (!w) return;
+    this.waiting.delete(m.id);
+    clearTimeout(w.timer);
+    w.resolves.forEach((resolve, i) => resolve(m.decisions[i] ?? this.local.checkSync(w.subjects[i]!)));
   };
 
   constructor(
@@ -44,25 +53,40 @@ export class IpcLimiter implements Limiter {
 
   check(subject: Subject): Promise<Decision> {
     if (!this.proc.send || !this.proc.connected) return this.local.check(subject);
-    const id = this.nextId++;
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        resolve(this.local.checkSync(subject));
-      }, this.timeoutMs);
-      this.pending.set(id, { resolve, timer, subject });
-      const msg: LimitRequest = { type: REQ, id, subject };
-      this.proc.send!(msg);
+      this.subjects.push(subject);
+      this.resolves.push(resolve);
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
     });
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    const subjects = this.subjects;
+    const resolves = this.resolves;
+    this.subjects = [];
+    this.resolves = [];
+    if (subjects.length === 0) return;
+    const id = this.nextId++;
+    const timer = setTimeout(() => {
+      if (!this.waiting.delete(id)) return;
+      resolves.forEach((resolve, i) => resolve(this.local.checkSync(subjects[i]!)));
+    }, this.timeoutMs);
+    this.waiting.set(id, { subjects, resolves, timer });
+    const msg: LimitRequest = { type: REQ, id, subjects };
+    this.proc.send!(msg);
   }
 
   async close(): Promise<void> {
     this.proc.off('message', this.onMessage);
-    for (const [, p] of this.pending) {
-      clearTimeout(p.timer);
-      p.resolve(this.local.checkSync(p.subject));
+    for (const [, w] of this.waiting) {
+      clearTimeout(w.timer);
+      w.resolves.forEach((resolve, i) => resolve(this.local.checkSync(w.subjects[i]!)));
     }
-    this.pending.clear();
+    this.waiting.clear();
     await this.local.close();
   }
 }
@@ -73,7 +97,7 @@ export function serveIpcLimiter(cluster: Cluster): MemoryLimiter {
   cluster.on('message', (worker: Worker, msg: unknown) => {
     const m = msg as LimitRequest;
     if (m?.type !== REQ) return;
-    const res: LimitResponse = { type: RES, id: m.id, decision: limiter.checkSync(m.subject) };
+    const res: LimitResponse = { type: RES, id: m.id, decisions: m.subjects.map((s) => limiter.checkSync(s)) };
     if (worker.isConnected()) worker.send(res);
   });
   return limiter;

@@ -18,12 +18,22 @@ function run(limiter: MemoryLimiter, subject: Subject, n: number): number {
 
 describe('policy', () => {
   it('defaults to the reference numbers: 50/min anonymous, 500/min per key, 20/s bursts', () => {
-    expect(anonymousSubject('1.2.3.4', cfg)).toEqual({ id: 'ip:1.2.3.4', tier: 'anonymous', limits: { perMinute: 50, burst: 20 } });
-    expect(keySubject('7', { rateLimitPerMinute: null, burstPerSecond: null }, cfg).limits).toEqual({ perMinute: 500, burst: 20 });
+    expect(anonymousSubject('1.2.3.4', cfg)).toEqual({
+      id: 'ip:1.2.3.4',
+      tier: 'anonymous',
+      limits: { perMinute: 50, burst: 20 },
+    });
+    expect(keySubject('7', { rateLimitPerMinute: null, burstPerSecond: null }, cfg).limits).toEqual({
+      perMinute: 500,
+      burst: 20,
+    });
   });
 
   it('scales the burst of a custom limit with it, never below the default', () => {
-    expect(keySubject('7', { rateLimitPerMinute: 10_000, burstPerSecond: null }, cfg)).toMatchObject({ tier: 'custom', limits: { perMinute: 10_000, burst: 400 } });
+    expect(keySubject('7', { rateLimitPerMinute: 10_000, burstPerSecond: null }, cfg)).toMatchObject({
+      tier: 'custom',
+      limits: { perMinute: 10_000, burst: 400 },
+    });
     expect(keySubject('7', { rateLimitPerMinute: 600, burstPerSecond: null }, cfg).limits.burst).toBe(24);
     expect(keySubject('7', { rateLimitPerMinute: 100, burstPerSecond: null }, cfg).limits.burst).toBe(20);
     expect(keySubject('7', { rateLimitPerMinute: 10_000, burstPerSecond: 50 }, cfg).limits.burst).toBe(50);

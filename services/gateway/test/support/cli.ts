@@ -28,7 +28,10 @@ export function runKeysCli(databaseUrl: string, args: string[]): Promise<CliResu
 }
 
 /** `create --json` and returns the key and its id. */
-export async function createKeyWithCli(databaseUrl: string, args: string[]): Promise<{ key: string; id: string; prefix: string }> {
+export async function createKeyWithCli(
+  databaseUrl: string,
+  args: string[],
+): Promise<{ key: string; id: string; prefix: string }> {
   const r = await runKeysCli(databaseUrl, ['create', '--json', ...args]);
   if (r.code !== 0) throw new Error(`keys create failed (${r.code}): ${r.stderr}`);
   return JSON.parse(r.stdout.trim()) as { key: string; id: string; prefix: string };

@@ -54,10 +54,13 @@ export async function startGatewayProcess(env: Record<string, string>): Promise<
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
   const deadline = Date.now() + 60_000;
+  const workers = Number(env.GATEWAY_WORKERS ?? 1);
+  const readyLines = () => lines.filter((l) => l.includes('"msg":"gateway ready"')).length;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode}:\n${lines.join('\n')}`);
     const r = await request(port, { path: '/readyz' }).catch(() => undefined);
-    if (r?.status === 200) break;
+    // With several workers, every one of them must be ready (the port answers as soon as one is).
+    if (r?.status === 200 && readyLines() >= workers) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`gateway not ready within 60 s:\n${lines.join('\n')}`);

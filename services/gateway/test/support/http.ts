@@ -6,6 +6,7 @@ export interface Reply {
   rawHeaders: string[];
   body: Buffer;
   text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test convenience: bodies are asserted field by field
   json: () => any;
 }
 
@@ -23,7 +24,10 @@ export function request(port: number, opts: RequestOptions): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const headers = { ...opts.headers };
     // Node's client sends a GET body without a length unless told: give it one.
-    if ((typeof opts.body === 'string' || Buffer.isBuffer(opts.body)) && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) {
+    if (
+      (typeof opts.body === 'string' || Buffer.isBuffer(opts.body)) &&
+      !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')
+    ) {
       headers['content-length'] = String(Buffer.byteLength(opts.body));
     }
     const req = http.request({
@@ -35,15 +39,22 @@ export function request(port: number, opts: RequestOptions): Promise<Reply> {
       agent: false,
     });
     req.setTimeout(opts.timeoutMs ?? 30_000, () => req.destroy(new Error('client timeout')));
-    req.once('error', reject);
+    req.on('error', reject);
     req.once('response', (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.once('error', reject);
+      res.on('error', reject);
       res.once('end', () => {
         const body = Buffer.concat(chunks);
         const text = body.toString('utf8');
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, rawHeaders: res.rawHeaders, body, text, json: () => JSON.parse(text) });
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          rawHeaders: res.rawHeaders,
+          body,
+          text,
+          json: () => JSON.parse(text),
+        });
       });
     });
     const b = opts.body;

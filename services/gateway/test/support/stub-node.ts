@@ -56,7 +56,8 @@ export class StubNode {
   }
 
   async start(): Promise<this> {
-    const server = http.createServer((req, res) => void this.handle(req, res));
+    // A request the gateway aborts (e.g. a body cut off at its limit) ends here, unrecorded.
+    const server = http.createServer((req, res) => void this.handle(req, res).catch(() => res.destroy()));
     server.keepAliveTimeout = 5_000;
     server.on('connection', (s: Socket) => {
       this.sockets.add(s);
@@ -106,14 +107,28 @@ export class StubNode {
     };
     const m = req.method;
     if (m === 'GET' && isInfo) {
-      return json(200, { peer_version: 1, stacks_tip_height: this.tip, burn_block_height: this.tip + 800_000, server_version: `stub ${this.name}` });
+      return json(200, {
+        peer_version: 1,
+        stacks_tip_height: this.tip,
+        burn_block_height: this.tip + 800_000,
+        server_version: `stub ${this.name}`,
+      });
     }
-    if (m === 'GET' && path === '/v2/pox') return json(200, { contract_id: 'SP000000000000000000002Q6VF78.pox-4', current_cycle: { id: 90 } });
+    if (m === 'GET' && path === '/v2/pox')
+      return json(200, { contract_id: 'SP000000000000000000002Q6VF78.pox-4', current_cycle: { id: 90 } });
     if (m === 'GET' && path.startsWith('/v2/accounts/')) {
-      return json(200, { balance: '0x0000000000000000000000000000000a', locked: '0x0', unlock_height: 0, nonce: 7, node: this.name });
+      return json(200, {
+        balance: '0x0000000000000000000000000000000a',
+        locked: '0x0',
+        unlock_height: 0,
+        nonce: 7,
+        node: this.name,
+      });
     }
-    if (m === 'POST' && path.startsWith('/v2/contracts/call-read/')) return json(200, { okay: true, result: '0x0703', node: this.name });
-    if (m === 'POST' && path === '/v2/fees/transaction') return json(200, { estimated_cost_scalar: 1, node: this.name, echoed: body.length });
+    if (m === 'POST' && path.startsWith('/v2/contracts/call-read/'))
+      return json(200, { okay: true, result: '0x0703', node: this.name });
+    if (m === 'POST' && path === '/v2/fees/transaction')
+      return json(200, { estimated_cost_scalar: 1, node: this.name, echoed: body.length });
     if (m === 'POST' && path === '/v2/transactions') {
       return json(200, createHash('sha256').update(body).digest('hex'));
     }
@@ -147,7 +162,12 @@ export class StubApi {
   async start(): Promise<this> {
     const server = http.createServer(async (req, res) => {
       const chunks: Buffer[] = [];
-      for await (const c of req) chunks.push(c as Buffer);
+      try {
+        for await (const c of req) chunks.push(c as Buffer);
+      } catch {
+        res.destroy();
+        return;
+      }
       const path = (req.url ?? '/').split('?')[0]!;
       const body = Buffer.concat(chunks);
       if (path === '/readyz') {

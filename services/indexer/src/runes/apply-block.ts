@@ -13,7 +13,7 @@ import {
 import { RUNE_OPERATIONS } from '@bda/db';
 import { LedgerDeltas, loadCounters, pairKey, writeCounters } from './counters';
 import { PrefetchedLedgerView } from './ledger-view';
-import { insertColumns, unnestJoin } from './sql';
+import { ctidsOf, insertColumns, OUTPOINT } from './sql';
 
 const OP_CODE: Record<RuneOperation, number> = Object.fromEntries(RUNE_OPERATIONS.map((op, i) => [op, i])) as Record<
   RuneOperation,
@@ -205,7 +205,7 @@ async function storeOutputs(
     })),
   );
   await insertColumns(trx, 'rune_outputs', [
-    ['tx_id', 'bytea', rows.map((r) => Buffer.from(r.txid, 'hex'))],
+    ['tx_id', 'bytea', rows.map((r) => r.txid)],
     ['vout', 'int', rows.map((r) => r.vout)],
     ['rune_number', 'int', rows.map((r) => r.rune)],
     ['address', 'text', rows.map((r) => r.address)],
@@ -214,13 +214,9 @@ async function storeOutputs(
   ]);
   if (effects.spent.length > 0) {
     await trx.raw(
-      `UPDATE rune_outputs o SET spent_height = ?
-       FROM ${unnestJoin('i', [
-         ['tx_id', 'bytea'],
-         ['vout', 'int'],
-       ])}
-       WHERE o.tx_id = i.tx_id AND o.vout = i.vout AND o.spent_height IS NULL`,
-      [block.height, effects.spent.map((s) => Buffer.from(s.txid, 'hex')), effects.spent.map((s) => s.vout)],
+      `UPDATE rune_outputs SET spent_height = ?
+       WHERE ctid = ANY(${ctidsOf(OUTPOINT, 'rune_outputs', 'o.tx_id = i.tx_id AND o.vout = i.vout AND o.spent_height IS NULL')})`,
+      [block.height, effects.spent.map((s) => s.txid), effects.spent.map((s) => s.vout)],
     );
   }
 }
@@ -231,20 +227,16 @@ async function storeTaprootOutputs(trx: Knex.Transaction, block: BitcoinBlock): 
     tx.outputs.flatMap((output, vout) => (isP2trScript(output.script) ? [{ txid: tx.txid, vout }] : [])),
   );
   await insertColumns(trx, 'rune_taproot_outputs', [
-    ['tx_id', 'bytea', created.map((o) => Buffer.from(o.txid, 'hex'))],
+    ['tx_id', 'bytea', created.map((o) => o.txid)],
     ['vout', 'int', created.map((o) => o.vout)],
     ['created_height', 'int', created.map(() => block.height)],
   ]);
   const inputs = block.txs.flatMap((tx) => tx.inputs.filter((input) => !input.coinbase));
   if (inputs.length > 0) {
     await trx.raw(
-      `UPDATE rune_taproot_outputs t SET spent_height = ?
-       FROM ${unnestJoin('i', [
-         ['tx_id', 'bytea'],
-         ['vout', 'int'],
-       ])}
-       WHERE t.tx_id = i.tx_id AND t.vout = i.vout AND t.spent_height IS NULL`,
-      [block.height, inputs.map((i) => Buffer.from(i.txid, 'hex')), inputs.map((i) => i.vout)],
+      `UPDATE rune_taproot_outputs SET spent_height = ?
+       WHERE ctid = ANY(${ctidsOf(OUTPOINT, 'rune_taproot_outputs', 'o.tx_id = i.tx_id AND o.vout = i.vout AND o.spent_height IS NULL')})`,
+      [block.height, inputs.map((i) => i.txid), inputs.map((i) => i.vout)],
     );
   }
 }

@@ -70,6 +70,10 @@ export async function applyBitcoinBlock(
   const undoDepth = opts.undoDepth ?? RUNE_UNDO_DEPTH;
   // One writer: the lock makes a second indexer that slipped in wait instead of interleaving.
   await trx.raw('SELECT pg_advisory_xact_lock(7007)');
+  // Every statement here touches a block's worth of rows by key. With stale statistics the planner would hash-join
+  // thousands of keys against a whole table (outputs, P2TR outputs): a cost that grows with the chain. Index
+  // lookups keep a block's cost proportional to the block.
+  await trx.raw('SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; SET LOCAL enable_seqscan = off');
   const tip: DbRuneBlock | undefined = await trx('rune_blocks').orderBy('block_height', 'desc').first();
   let outcome: RuneBlockOutcome = 'applied';
   if (tip) {

@@ -1,5 +1,10 @@
 import type { Knex } from 'knex';
-import { unnestJoin, upsertColumns } from './sql';
+import { ctidsOf, lookupEach, upsertColumns } from './sql';
+
+const PAIR = [
+  ['rune_number', 'int'],
+  ['address', 'text'],
+] as const;
 
 /**
  * The running totals of the rune ledger (`runes` counters, `rune_balances`, `rune_addresses`) and how a block changes
@@ -76,12 +81,12 @@ export async function loadCounters(trx: Knex.Transaction, deltas: LedgerDeltas):
     const { rows } = await trx.raw<{
       rows: Array<{ rune_number: number; address: string; balance: string; activity_count: string }>;
     }>(
-      `SELECT b.rune_number, b.address, b.balance, b.activity_count
-       FROM ${unnestJoin('i', [
-         ['rune_number', 'int'],
-         ['address', 'text'],
-       ])}
-       JOIN rune_balances b ON b.rune_number = i.rune_number AND b.address = i.address`,
+      lookupEach(
+        PAIR,
+        'rune_balances',
+        'o.rune_number = i.rune_number AND o.address = i.address',
+        'o.rune_number, o.address, o.balance, o.activity_count',
+      ),
       [pairs.map((p) => p.runeNumber), pairs.map((p) => p.address)],
     );
     for (const row of rows) {
@@ -133,10 +138,7 @@ export async function writeCounters(trx: Knex.Transaction, current: CurrentCount
   }
   if (deletePairs.length > 0) {
     await trx.raw(
-      `DELETE FROM rune_balances b USING ${unnestJoin('i', [
-        ['rune_number', 'int'],
-        ['address', 'text'],
-      ])} WHERE b.rune_number = i.rune_number AND b.address = i.address`,
+      `DELETE FROM rune_balances WHERE ctid = ANY(${ctidsOf(PAIR, 'rune_balances', 'o.rune_number = i.rune_number AND o.address = i.address')})`,
       [deletePairs.map((p) => p.runeNumber), deletePairs.map((p) => p.address)],
     );
   }
@@ -185,15 +187,20 @@ export async function writeCounters(trx: Knex.Transaction, current: CurrentCount
     await trx.raw(
       `UPDATE runes r SET mints = r.mints + d.mints, burned = r.burned + d.burned, burn_count = r.burn_count + d.burn_count,
          activity_count = r.activity_count + d.activity, holder_count = r.holder_count + d.holders
-       FROM ${unnestJoin('d', [
-         ['number', 'int'],
-         ['mints', 'numeric'],
-         ['burned', 'numeric'],
-         ['burn_count', 'bigint'],
-         ['activity', 'bigint'],
-         ['holders', 'bigint'],
-       ])}
-       WHERE r.number = d.number`,
+       FROM (${lookupEach(
+         [
+           ['number', 'int'],
+           ['mints', 'numeric'],
+           ['burned', 'numeric'],
+           ['burn_count', 'bigint'],
+           ['activity', 'bigint'],
+           ['holders', 'bigint'],
+         ],
+         'runes',
+         'o.number = i.number',
+         'o.ctid AS rid, i.*',
+       )}) d
+       WHERE r.ctid = d.rid`,
       [
         runes.map(([n]) => n),
         runes.map(([, d]) => d.mints.toString()),

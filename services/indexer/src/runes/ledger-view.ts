@@ -9,7 +9,7 @@ import {
   formatRuneId,
 } from '@bda/runes';
 import type { DbRune } from '@bda/db';
-import { unnestJoin } from './sql';
+import { lookupEach, OUTPOINT } from './sql';
 
 /** A held balance as prefetched, with the rune's ledger key. */
 export interface PrefetchedHolding extends HeldRune {
@@ -38,16 +38,16 @@ export class PrefetchedLedgerView implements RuneLedgerView {
   static async load(trx: Knex.Transaction, block: BitcoinBlock, logger: Logger): Promise<PrefetchedLedgerView> {
     const view = new PrefetchedLedgerView(block.height, logger);
     const inBlock = new Set(block.txs.map((tx) => tx.txid));
-    const spentTxids: Buffer[] = [];
+    const spentTxids: string[] = [];
     const spentVouts: number[] = [];
     const mintIds = new Set<string>();
     const names = new Set<bigint>();
-    const commitTxids: Buffer[] = [];
+    const commitTxids: string[] = [];
     const commitVouts: number[] = [];
     for (const tx of block.txs) {
       const external = tx.inputs.filter((input) => !input.coinbase && !inBlock.has(input.txid));
       for (const input of external) {
-        spentTxids.push(Buffer.from(input.txid, 'hex'));
+        spentTxids.push(input.txid);
         spentVouts.push(input.vout);
       }
       const artifact = decipherRunestone(tx.outputs);
@@ -57,36 +57,38 @@ export class PrefetchedLedgerView implements RuneLedgerView {
       if (name === undefined) continue;
       names.add(name);
       for (const input of external) {
-        commitTxids.push(Buffer.from(input.txid, 'hex'));
+        commitTxids.push(input.txid);
         commitVouts.push(input.vout);
       }
     }
 
     if (spentTxids.length > 0) {
+      // Two single-table lookups rather than one join: with young statistics the planner may loop over every rune
+      // for each input.
       const { rows } = await trx.raw<{
-        rows: Array<{
-          tx_id: Buffer;
-          vout: number;
-          address: string | null;
-          amount: string;
-          rune_number: number;
-          rb: number;
-          rt: number;
-        }>;
+        rows: Array<{ tx_id: Buffer; vout: number; address: string | null; amount: string; rune_number: number }>;
       }>(
-        `SELECT o.tx_id, o.vout, o.address, o.amount, o.rune_number, r.block_height AS rb, r.tx_index AS rt
-         FROM ${unnestJoin('i', [
-           ['tx_id', 'bytea'],
-           ['vout', 'int'],
-         ])}
-         JOIN rune_outputs o ON o.tx_id = i.tx_id AND o.vout = i.vout AND o.spent_height IS NULL
-         JOIN runes r ON r.number = o.rune_number
-         ORDER BY o.tx_id, o.vout, o.rune_number`,
+        lookupEach(
+          OUTPOINT,
+          'rune_outputs',
+          'o.tx_id = i.tx_id AND o.vout = i.vout AND o.spent_height IS NULL',
+          'o.tx_id, o.vout, o.address, o.amount, o.rune_number',
+        ),
         [spentTxids, spentVouts],
       );
+      const numbers = [...new Set(rows.map((row) => row.rune_number))];
+      const ids = new Map<number, string>();
+      if (numbers.length > 0) {
+        const runes: Array<{ number: number; block_height: number; tx_index: number }> = await trx('runes')
+          .whereIn('number', numbers)
+          .select('number', 'block_height', 'tx_index');
+        for (const r of runes) ids.set(r.number, `${r.block_height}:${r.tx_index}`);
+      }
+      // Balances of one output in rune id order (= rune number order), as the library orders a new output's.
+      rows.sort((a, b) => a.rune_number - b.rune_number);
       for (const row of rows) {
         const key = `${row.tx_id.toString('hex')}:${row.vout}`;
-        const runeId = `${row.rb}:${row.rt}`;
+        const runeId = ids.get(row.rune_number)!;
         view.numbers.set(runeId, row.rune_number);
         const list = view.held.get(key) ?? [];
         list.push({ runeId, amount: BigInt(row.amount), address: row.address, runeNumber: row.rune_number });
@@ -114,12 +116,12 @@ export class PrefetchedLedgerView implements RuneLedgerView {
 
     if (commitTxids.length > 0) {
       const { rows } = await trx.raw<{ rows: Array<{ tx_id: Buffer; vout: number; created_height: number }> }>(
-        `SELECT t.tx_id, t.vout, t.created_height
-         FROM ${unnestJoin('i', [
-           ['tx_id', 'bytea'],
-           ['vout', 'int'],
-         ])}
-         JOIN rune_taproot_outputs t ON t.tx_id = i.tx_id AND t.vout = i.vout`,
+        lookupEach(
+          OUTPOINT,
+          'rune_taproot_outputs',
+          'o.tx_id = i.tx_id AND o.vout = i.vout',
+          'o.tx_id, o.vout, o.created_height',
+        ),
         [commitTxids, commitVouts],
       );
       for (const row of rows) view.taproot.set(`${row.tx_id.toString('hex')}:${row.vout}`, row.created_height);

@@ -5,7 +5,10 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.withSchema('gateway').createTable('api_keys', (t) => {
     t.comment('API keys for x-api-key. Only a SHA-256 of each key and its display prefix are stored.');
     t.bigIncrements('id').primary().comment('Key id; the CLI revokes by id or prefix, logs name keys by id');
-    t.string('prefix', 16).notNullable().index().comment('First 12 characters of the key (bda_ + 8), shown in listings; not secret');
+    t.string('prefix', 16)
+      .notNullable()
+      .index()
+      .comment('First 12 characters of the key (bda_ + 8), shown in listings; not secret');
     t.binary('key_hash').notNullable().unique().comment('SHA-256 of the whole key, compared in constant time');
     t.text('owner').notNullable().comment('Account on the developer platform that owns the key');
     t.integer('rate_limit_per_minute')

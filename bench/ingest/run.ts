@@ -1,0 +1,173 @@
+/**
+ * bench/ingest: end-to-end ingestion through the real services (each its own process), for each bus.
+ * From the first POST to the tip being visible through the api: blocks/s, chain events/s, per-POST
+ * latency p50/p99, CPU per block (observer + indexer), and how long the tip took to show after the
+ * last POST. Prints figures and the ratio against the reference API's importer on this kind of machine.
+ *
+ *   npx tsx bench/ingest/run.ts [--blocks 2000] [--txs 50] [--bus kafka,postgres] [--skip-generated]
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startKafka, startPostgres } from '@bda/test-support';
+import type { RecordedEvent } from '../../scripts/lib/node-event-file';
+import { ROOT } from '../../scripts/lib/service-process';
+import { loadFixture } from '../../test/support/fixtures';
+import { TestSystem } from '../../test/support/test-system';
+import { generateChain } from './generate-chain';
+
+/** The reference API's importer on this kind of machine (issue #2). */
+const REFERENCE = {
+  mocknet: { blocksPerSec: 70, eventsPerSec: 90 },
+  allFixtures: { blocksPerSec: 25, eventsPerSec: 190 },
+  perBlockP50Ms: 8,
+  perBlockP99Ms: 100,
+  cpuMsPerBlock: 37,
+};
+
+interface Result {
+  name: string;
+  bus: string;
+  blocks: number;
+  chainEvents: number;
+  posts: number;
+  seconds: number;
+  postP50: number;
+  postP99: number;
+  tipLagMs: number;
+  cpuMsPerBlock: number;
+}
+
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, clock ticks of 10 ms
+}
+
+function quantile(xs: number[], q: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? 0;
+}
+
+async function runOne(name: string, events: RecordedEvent[], bus: 'kafka' | 'postgres', serverUrl: string, kafkaBrokers: string): Promise<Result> {
+  const sys = await TestSystem.start({ bus, serverUrl, kafkaBrokers, services: ['indexer', 'observer', 'api'], env: { LOG_LEVEL: 'warn' } });
+  try {
+    const blocks = events.filter((e) => e.path === '/new_block');
+    const chainEvents = blocks.reduce((n, e) => n + (JSON.parse(e.body) as { events: unknown[] }).events.length, 0);
+    const pids = ['observer', 'indexer'].map((s) => sys.procs.get(s as 'observer')!.child.pid!);
+    const cpu0 = pids.map(cpuMs);
+    const latencies: number[] = [];
+    const t0 = performance.now();
+    for (const e of events) {
+      const s = performance.now();
+      for (;;) {
+        const res = await fetch(sys.observerUrl + e.path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: e.body });
+        await res.arrayBuffer();
+        if (res.status === 200) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      latencies.push(performance.now() - s);
+    }
+    const tLastPost = performance.now();
+    const expectedTip = await sys.db('chain_tip').first(); // may lag: poll the api below
+    void expectedTip;
+    const maxHeight = Math.max(...blocks.map((b) => (JSON.parse(b.body) as { block_height: number }).block_height));
+    for (;;) {
+      const res = await fetch(`${sys.apiUrl}/extended`);
+      const body = (await res.json()) as { chain_tip?: { block_height: number } | null };
+      if ((body.chain_tip?.block_height ?? -1) >= maxHeight || performance.now() - tLastPost > 600_000) break;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await sys.waitForCaughtUp();
+    const tVisible = performance.now();
+    const cpu1 = pids.map(cpuMs);
+    const cpu = cpu1.reduce((n, c, i) => n + c - cpu0[i]!, 0);
+    return {
+      name,
+      bus,
+      blocks: blocks.length,
+      chainEvents,
+      posts: events.length,
+      seconds: (tVisible - t0) / 1000,
+      postP50: quantile(latencies, 0.5),
+      postP99: quantile(latencies, 0.99),
+      tipLagMs: tVisible - tLastPost,
+      cpuMsPerBlock: cpu / Math.max(blocks.length, 1),
+    };
+  } finally {
+    await sys.stop();
+  }
+}
+
+function print(results: Result[]): void {
+  const pad = (s: string | number, n: number) => String(s).padStart(n);
+  console.log(
+    `\n${'dataset'.padEnd(22)} ${'bus'.padEnd(9)} ${pad('blocks', 7)} ${pad('events', 7)} ${pad('secs', 7)} ${pad('blocks/s', 9)} ${pad('events/s', 9)} ${pad('POST p50', 9)} ${pad('POST p99', 9)} ${pad('tip lag', 8)} ${pad('CPU/blk', 8)}`,
+  );
+  for (const r of results) {
+    console.log(
+      `${r.name.padEnd(22)} ${r.bus.padEnd(9)} ${pad(r.blocks, 7)} ${pad(r.chainEvents, 7)} ${pad(r.seconds.toFixed(2), 7)} ${pad((r.blocks / r.seconds).toFixed(1), 9)} ${pad((r.chainEvents / r.seconds).toFixed(1), 9)} ${pad(r.postP50.toFixed(2) + 'ms', 9)} ${pad(r.postP99.toFixed(2) + 'ms', 9)} ${pad(r.tipLagMs.toFixed(0) + 'ms', 8)} ${pad(r.cpuMsPerBlock.toFixed(1) + 'ms', 8)}`,
+    );
+  }
+  console.log('\nagainst the reference importer (ours / reference; the bar is 5x over Kafka):');
+  for (const r of results) {
+    const ref = r.name === 'mocknet.tsv' ? REFERENCE.mocknet : r.name === 'all fixtures' ? REFERENCE.allFixtures : null;
+    if (!ref) continue;
+    console.log(
+      `  ${r.name.padEnd(14)} ${r.bus.padEnd(9)} blocks/s ${(r.blocks / r.seconds / ref.blocksPerSec).toFixed(2)}x   events/s ${(r.chainEvents / r.seconds / ref.eventsPerSec).toFixed(2)}x   CPU/block ${(REFERENCE.cpuMsPerBlock / Math.max(r.cpuMsPerBlock, 0.01)).toFixed(2)}x less`,
+    );
+  }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      blocks: { type: 'string', default: '2000' },
+      txs: { type: 'string', default: '50' },
+      bus: { type: 'string', default: 'kafka,postgres' },
+      'skip-generated': { type: 'boolean', default: false },
+    },
+  });
+  const buses = values.bus!.split(',') as Array<'kafka' | 'postgres'>;
+  const tmp = join(ROOT, '.tmp', `bench-ingest-${process.pid}`);
+  const pg = await startPostgres({ dataDir: join(tmp, 'pg'), fresh: true });
+  const kafka = buses.includes('kafka') ? await startKafka({ dataDir: join(tmp, 'kafka'), fresh: true }) : null;
+  const results: Result[] = [];
+  try {
+    const files = ['mocknet.tsv', 'mainnet-reorg-scenario1.tsv', 'fuzzed-transactions-1.tsv', 'mainnet-out-of-order-microblock.tsv', 'epoch-3-transition.tsv'];
+    const all = files.flatMap((f) => loadFixture(f));
+    const rawTxPool = all
+      .filter((e) => e.path === '/new_block')
+      .flatMap((e) => (JSON.parse(e.body) as { transactions: Array<{ raw_tx: string }> }).transactions.map((t) => t.raw_tx))
+      .filter((r) => r.length > 4)
+      .slice(0, 200);
+    const addresses = [
+      ...new Set(
+        all
+          .filter((e) => e.path === '/new_block')
+          .flatMap((e) => (JSON.parse(e.body) as { events: Array<{ stx_transfer_event?: { sender: string; recipient: string } }> }).events)
+          .flatMap((ev) => (ev.stx_transfer_event ? [ev.stx_transfer_event.sender, ev.stx_transfer_event.recipient] : [])),
+      ),
+    ];
+    for (const bus of buses) {
+      const brokers = kafka?.brokers ?? '';
+      results.push(await runOne('mocknet.tsv', loadFixture('mocknet.tsv'), bus, pg.url, brokers));
+      // All fixtures one after the other into one system, as the reference measured them (separate chains
+      // sharing a genesis: later files arrive as forks).
+      results.push(await runOne('all fixtures', all, bus, pg.url, brokers));
+      if (!values['skip-generated']) {
+        const chain = generateChain({ blocks: Number(values.blocks), txsPerBlock: Number(values.txs), rawTxPool, addresses });
+        results.push(await runOne(`generated ${values.blocks}x${values.txs}`, chain, bus, pg.url, brokers));
+      }
+      print(results);
+    }
+  } finally {
+    await kafka?.stop();
+    await pg.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
