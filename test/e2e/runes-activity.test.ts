@@ -53,6 +53,7 @@ class Chain {
 
 /** [operation, rune name, address, receiver, amount, tx_index, vout] */
 type Row = [string, string, string | null, string | null, string | null, number, number | null];
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are schema-validated JSON that assertions read loosely
 const rowsOf = (body: { results: Array<Record<string, any>> }): Row[] =>
   body.results.map((r) => [
     r.operation,
@@ -70,6 +71,7 @@ describe('rune activity end to end (regtest, observer → bus → indexer → ap
   const tx: Record<string, string> = {};
   let replaced12: BuiltBlock;
   let after12: BuiltBlock;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are schema-validated JSON that assertions read loosely
   const get = <T = any>(path: string) => fetchRunes<T>(sys.gatewayUrl, path);
 
   async function post(block: BuiltBlock, asRawBytes = false): Promise<void> {

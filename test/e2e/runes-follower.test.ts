@@ -44,6 +44,7 @@ describe('rune ledger fed by the bitcoind follower (Kafka bus)', () => {
   let chain: BuiltBlock[];
   const gen = new RuneBlockGenerator({ seed: 99, height: 1 });
   const main = Array.from({ length: 8 }, () => gen.next(25));
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are schema-validated JSON that assertions read loosely
   const get = <T = any>(path: string) => fetchRunes<T>(sys.gatewayUrl, path);
 
   async function waitForTip(hash: string): Promise<void> {

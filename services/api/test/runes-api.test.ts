@@ -62,6 +62,7 @@ describe('/runes/v1', () => {
   let db: Knex;
   let server: Server;
   let base: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are schema-validated JSON that assertions read loosely
   const get = <T = any>(path: string) => fetchRunes<T>(base, path);
 
   beforeAll(async () => {

@@ -4,13 +4,18 @@ import { MemoryLimiter } from './memory-limiter';
 import type { Decision, Limiter, Subject } from './policy';
 import type { RedisLimiter } from './redis-limiter';
 
+/** After a failure, Redis is left alone this long (requests do not each wait for a timeout meanwhile). */
+const BREAK_MS = 1_000;
+
 /**
  * Redis first; when Redis fails (down, slow, erroring) a local in-memory limiter keeps serving with the same
- * policy, per process. Every failure is counted; the log gets one line when the outage starts, one every
- * 30 s while it lasts, and one when Redis answers again.
+ * policy, per process. After a failure Redis is skipped for a second, then tried again. Every decision taken
+ * without Redis is counted; the log gets one line when the outage starts, one every 30 s while it lasts, and
+ * one when Redis answers again.
  */
 export class FallbackLimiter implements Limiter {
   private readonly local = new MemoryLimiter('fallback');
+  private skipUntil = 0;
   private degradedSince = 0;
   private lastLog = 0;
   private failuresSinceLog = 0;
@@ -27,11 +32,13 @@ export class FallbackLimiter implements Limiter {
 
   async check(subject: Subject): Promise<Decision> {
     if (!this.redis.available) {
-      this.fail(new Error('redis is not connected'));
+      this.fail(new Error('redis is not connected'), false);
       return this.fallback(subject);
     }
+    if (this.skipUntil !== 0 && Date.now() < this.skipUntil) return this.fallback(subject);
     try {
       const d = await this.redis.check(subject);
+      this.skipUntil = 0;
       if (this.degradedSince !== 0) {
         this.logger.warn(
           { downMs: Date.now() - this.degradedSince, failures: this.failuresSinceLog },
@@ -52,10 +59,11 @@ export class FallbackLimiter implements Limiter {
     return this.local.checkSync(subject);
   }
 
-  private fail(err: Error): void {
+  private fail(err: Error, fromRedis = true): void {
     this.counters.redisErrors.inc();
     this.failuresSinceLog++;
     const now = Date.now();
+    if (fromRedis) this.skipUntil = now + BREAK_MS;
     if (this.degradedSince === 0) {
       this.degradedSince = now;
       this.lastLog = now;
