@@ -31,7 +31,7 @@ kafka-jars: system-deps
 	bash scripts/kafka/fetch-kafka.sh
 
 start: install
-	npx tsx scripts/start.ts
+	node --import tsx scripts/start.ts
 
 lint: install
 	npx eslint .

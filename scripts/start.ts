@@ -43,6 +43,9 @@ async function main(): Promise<void> {
     console.log('stopped.');
     process.exit(code);
   };
+  // tsx's loader installs a SIGINT listener that exits at once; the ordered stop must be the only one.
+  process.removeAllListeners('SIGINT');
+  process.removeAllListeners('SIGTERM');
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
 
@@ -58,23 +61,31 @@ async function main(): Promise<void> {
   };
   // The indexer first: it runs the migrations the api reads.
   await start(
-    startService('indexer', { ...common, INDEXER_PORT: String(ports.indexer) }),
+    startService('indexer', { ...common, INDEXER_PORT: String(ports.indexer) }, undefined, true),
     `http://127.0.0.1:${ports.indexer}/readyz`,
   );
   await Promise.all([
     start(
-      startService('observer', { ...common, OBSERVER_PORT: String(ports.observer) }),
+      startService('observer', { ...common, OBSERVER_PORT: String(ports.observer) }, undefined, true),
       `http://127.0.0.1:${ports.observer}/healthz`,
     ),
-    start(startService('api', { ...common, API_PORT: String(ports.api) }), `http://127.0.0.1:${ports.api}/healthz`),
+    start(
+      startService('api', { ...common, API_PORT: String(ports.api) }, undefined, true),
+      `http://127.0.0.1:${ports.api}/healthz`,
+    ),
   ]);
   await start(
-    startService('gateway', {
-      ...common,
-      GATEWAY_PORT: String(ports.gateway),
-      API_URLS: process.env.API_URLS ?? `http://127.0.0.1:${ports.api}`,
-      NODE_RPC_URLS: process.env.NODE_RPC_URLS ?? 'http://127.0.0.1:20443',
-    }),
+    startService(
+      'gateway',
+      {
+        ...common,
+        GATEWAY_PORT: String(ports.gateway),
+        API_URLS: process.env.API_URLS ?? `http://127.0.0.1:${ports.api}`,
+        NODE_RPC_URLS: process.env.NODE_RPC_URLS ?? 'http://127.0.0.1:20443',
+      },
+      undefined,
+      true,
+    ),
     `http://127.0.0.1:${ports.gateway}/healthz`,
   );
   console.log(`

@@ -6,7 +6,12 @@ import type { RecordedEvent } from '../../scripts/lib/node-event-file';
  * `stx_transfer_event`. Raw transactions are real ones taken from the recorded fixtures (so decoding
  * does real work); txids, hashes and the event parties are generated.
  */
-export function generateChain(opts: { blocks: number; txsPerBlock: number; rawTxPool: string[]; addresses: string[] }): RecordedEvent[] {
+export function generateChain(opts: {
+  blocks: number;
+  txsPerBlock: number;
+  rawTxPool: string[];
+  addresses: string[];
+}): RecordedEvent[] {
   const events: RecordedEvent[] = [];
   const hex = (n: number) => `0x${randomBytes(n).toString('hex')}`;
   let parentIndex = `0x${'00'.repeat(32)}`;

@@ -49,8 +49,20 @@ function quantile(xs: number[], q: number): number {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? 0;
 }
 
-async function runOne(name: string, events: RecordedEvent[], bus: 'kafka' | 'postgres', serverUrl: string, kafkaBrokers: string): Promise<Result> {
-  const sys = await TestSystem.start({ bus, serverUrl, kafkaBrokers, services: ['indexer', 'observer', 'api'], env: { LOG_LEVEL: 'warn' } });
+async function runOne(
+  name: string,
+  events: RecordedEvent[],
+  bus: 'kafka' | 'postgres',
+  serverUrl: string,
+  kafkaBrokers: string,
+): Promise<Result> {
+  const sys = await TestSystem.start({
+    bus,
+    serverUrl,
+    kafkaBrokers,
+    services: ['indexer', 'observer', 'api'],
+    env: { LOG_LEVEL: 'warn' },
+  });
   try {
     const blocks = events.filter((e) => e.path === '/new_block');
     const chainEvents = blocks.reduce((n, e) => n + (JSON.parse(e.body) as { events: unknown[] }).events.length, 0);
@@ -61,7 +73,11 @@ async function runOne(name: string, events: RecordedEvent[], bus: 'kafka' | 'pos
     for (const e of events) {
       const s = performance.now();
       for (;;) {
-        const res = await fetch(sys.observerUrl + e.path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: e.body });
+        const res = await fetch(sys.observerUrl + e.path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: e.body,
+        });
         await res.arrayBuffer();
         if (res.status === 200) break;
         await new Promise((r) => setTimeout(r, 50));
@@ -134,7 +150,13 @@ async function main(): Promise<void> {
   const kafka = buses.includes('kafka') ? await startKafka({ dataDir: join(tmp, 'kafka'), fresh: true }) : null;
   const results: Result[] = [];
   try {
-    const files = ['mocknet.tsv', 'mainnet-reorg-scenario1.tsv', 'fuzzed-transactions-1.tsv', 'mainnet-out-of-order-microblock.tsv', 'epoch-3-transition.tsv'];
+    const files = [
+      'mocknet.tsv',
+      'mainnet-reorg-scenario1.tsv',
+      'fuzzed-transactions-1.tsv',
+      'mainnet-out-of-order-microblock.tsv',
+      'epoch-3-transition.tsv',
+    ];
     const all = files.flatMap((f) => loadFixture(f));
     const rawTxPool = all
       .filter((e) => e.path === '/new_block')
@@ -145,7 +167,10 @@ async function main(): Promise<void> {
       ...new Set(
         all
           .filter((e) => e.path === '/new_block')
-          .flatMap((e) => (JSON.parse(e.body) as { events: Array<{ stx_transfer_event?: { sender: string; recipient: string } }> }).events)
+          .flatMap(
+            (e) =>
+              (JSON.parse(e.body) as { events: Array<{ stx_transfer_event?: { sender: string; recipient: string } }> }).events,
+          )
           .flatMap((ev) => (ev.stx_transfer_event ? [ev.stx_transfer_event.sender, ev.stx_transfer_event.recipient] : [])),
       ),
     ];

@@ -15,7 +15,7 @@
  *   env: BENCH_SECONDS=10 BENCH_CONNECTIONS=64 BENCH_ROUNDS=2 GATEWAY_WORKERS=<cores> BENCH_TARGETS=direct,nginx,gateway,…
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startPostgres, startRedis, createTestDatabase } from '@bda/test-support';
@@ -55,8 +55,9 @@ function need(bin: string, pkg: string): void {
   }
 }
 
-function spawnChild(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+function spawnChild(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}, logFile?: string): ChildProcess {
+  const out = logFile ? openSync(logFile, 'a') : 'ignore';
+  const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', out, 'inherit'] });
   children.push(child);
   return child;
 }
@@ -139,14 +140,20 @@ function best(rs: Result[]): Result {
 
 async function startGateway(env: Record<string, string>): Promise<{ port: number; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawnChild(process.execPath, ['--import', 'tsx', join(ROOT, 'services/gateway/src/main.ts')], {
-    GATEWAY_PORT: String(port),
-    HOST: '127.0.0.1',
-    GATEWAY_WORKERS: String(WORKERS),
-    LOG_LEVEL: 'info',
-    ...env,
-  });
-  await waitHttp(`http://127.0.0.1:${port}/readyz`);
+  // The gateway's log (access lines included, as in production) goes to a file, shown if it fails to start.
+  const log = join(TMP, `gateway-${port}.log`);
+  const child = spawnChild(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'services/gateway/src/main.ts')],
+    { GATEWAY_PORT: String(port), HOST: '127.0.0.1', GATEWAY_WORKERS: String(WORKERS), LOG_LEVEL: 'info', ...env },
+    log,
+  );
+  try {
+    await waitHttp(`http://127.0.0.1:${port}/readyz`);
+  } catch (err) {
+    console.error(readFileSync(log, 'utf8').split('\n').slice(-20).join('\n'));
+    throw err;
+  }
   return { port, child };
 }
 

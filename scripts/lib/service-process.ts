@@ -28,11 +28,14 @@ export function startService(
   name: ServiceName,
   env: NodeJS.ProcessEnv,
   onLine: (name: ServiceName, line: string) => void = (n, l) => process.stdout.write(`${n.padEnd(8)} | ${l}\n`),
+  /** In a process group of its own: a terminal's Ctrl-C reaches only the parent, which stops it in order. */
+  detached = false,
 ): ServiceProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, SERVICE_ENTRY[name])], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached,
   });
   for (const stream of [child.stdout!, child.stderr!]) {
     createInterface({ input: stream }).on('line', (line) => onLine(name, line));

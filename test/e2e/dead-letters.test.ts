@@ -21,7 +21,10 @@ describe('a message the indexer cannot apply', () => {
     // Valid hex for the observer, but not a Stacks transaction: only the indexer can tell.
     third.transactions[0]!.raw_tx = '0xdeadbeef';
     const poisoned = { ...events[2]!, body: JSON.stringify(third) };
-    await replayEvents([events[0]!, events[1]!, poisoned, ...events.slice(2)], { observerUrl: sys.observerUrl, maxRetryMs: 30_000 });
+    await replayEvents([events[0]!, events[1]!, poisoned, ...events.slice(2)], {
+      observerUrl: sys.observerUrl,
+      maxRetryMs: 30_000,
+    });
     await sys.waitForCaughtUp();
 
     const dead = await sys.db('dead_letters').select('path', 'reason');

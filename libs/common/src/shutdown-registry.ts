@@ -34,6 +34,9 @@ export class ShutdownRegistry {
         () => process.exit(1),
       );
     };
+    // A loader (tsx) may have its own listeners that exit at once: the ordered shutdown replaces them.
+    process.removeAllListeners('SIGTERM');
+    process.removeAllListeners('SIGINT');
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);
   }

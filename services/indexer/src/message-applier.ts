@@ -85,7 +85,11 @@ export class MessageApplier {
    * indexers overlapping during a rebalance then apply one after the other and skip what is done.
    */
   async ensurePositionRow(): Promise<void> {
-    await this.opts.db('consumer_positions').insert({ topic: this.opts.positionKey, position: '-1' }).onConflict('topic').ignore();
+    await this.opts
+      .db('consumer_positions')
+      .insert({ topic: this.opts.positionKey, position: '-1' })
+      .onConflict('topic')
+      .ignore();
   }
 
   /** The position of the last applied record, or null when nothing was applied yet. */
