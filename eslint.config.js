@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '.tmp/**', '.data/**', '.cache/**', '**/dist/**'] },
+  { ignores: ['**/node_modules/**', '.tmp/**', '.data/**', '.cache/**', '**/dist/**', '.scratch*/**', '**/.scratch*'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
