@@ -13,6 +13,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
+import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createDb, migrateLatest } from '@bda/db';
@@ -208,7 +209,9 @@ async function main(): Promise<void> {
     await waitForHttp(`http://127.0.0.1:${gatewayPort}/healthz`);
 
     const load = hasWrk() ? wrk : nodeLoad;
-    console.log(`load: ${hasWrk() ? 'wrk' : 'node'} with ${CONNECTIONS} connections, ${SECONDS} s per run, loopback\n`);
+    console.log(
+      `load: ${hasWrk() ? 'wrk' : 'node'} with ${CONNECTIONS} connections, ${SECONDS} s per run, loopback; ${availableParallelism()} cores shared by the load generator, gateway, api and PostgreSQL; load average ${loadavg()[0]!.toFixed(2)}\n`,
+    );
     const scenarios: Array<{ name: string; path: string; reference?: number; factor?: number }> = [
       { name: '900-row block, by height', path: '/runes/v1/blocks/1/activity', reference: 471, factor: 4 },
       { name: '10,000-row block, by height', path: '/runes/v1/blocks/50/activity', reference: 83, factor: 20 },
@@ -248,6 +251,7 @@ async function main(): Promise<void> {
         );
       }
     }
+    console.log(`\nload average at the end ${loadavg()[0]!.toFixed(2)} (other work on the machine skews the figures)`);
   } finally {
     for (const p of procs.reverse()) await stopService(p);
     for (const stop of stops) await stop();
