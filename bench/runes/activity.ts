@@ -12,6 +12,7 @@
  *   env: BENCH_SECONDS=10 BENCH_CONNECTIONS=32 DATABASE_URL=<server url> (default: embedded PostgreSQL under .tmp/)
  */
 import { execFileSync, spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -172,9 +173,13 @@ async function main(): Promise<void> {
   try {
     let serverUrl = process.env.DATABASE_URL;
     if (!serverUrl) {
-      const pg = await startPostgres({ dataDir: join(ROOT, '.tmp', `bench-runes-activity-${process.pid}`, 'pg'), fresh: true });
+      const dir = join(ROOT, '.tmp', `bench-runes-activity-${process.pid}`);
+      const pg = await startPostgres({ dataDir: join(dir, 'pg'), fresh: true });
       serverUrl = pg.url;
-      stops.push(pg.stop);
+      stops.push(async () => {
+        await pg.stop();
+        rmSync(dir, { recursive: true, force: true });
+      });
     }
     const databaseUrl = await createTestDatabase(serverUrl, 'bench_runes');
     await seed(databaseUrl);

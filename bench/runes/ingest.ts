@@ -7,6 +7,7 @@
  *   npx tsx bench/runes/ingest.ts
  *   env: BENCH_BLOCKS=20 BENCH_TXS=2000 DATABASE_URL=<server url> (default: an embedded PostgreSQL under .tmp/)
  */
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodeEnvelope, type BusRecord } from '@bda/bus';
 import { createLogger, createMetricsRegistry } from '@bda/common';
@@ -28,9 +29,13 @@ async function main(): Promise<void> {
   let stopPg: (() => Promise<void>) | undefined;
   let serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
-    const pg = await startPostgres({ dataDir: join(ROOT, '.tmp', `bench-runes-ingest-${process.pid}`, 'pg'), fresh: true });
+    const dir = join(ROOT, '.tmp', `bench-runes-ingest-${process.pid}`);
+    const pg = await startPostgres({ dataDir: join(dir, 'pg'), fresh: true });
     serverUrl = pg.url;
-    stopPg = pg.stop;
+    stopPg = async () => {
+      await pg.stop();
+      rmSync(dir, { recursive: true, force: true });
+    };
   }
   const db = createDb({ connectionString: await createTestDatabase(serverUrl, 'bench_runes'), maxConnections: 2 });
   try {

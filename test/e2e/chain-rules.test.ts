@@ -1,15 +1,16 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replayEvents } from '../../scripts/lib/replay-events';
 import { loadFixture } from '../support/fixtures';
 import { RECEIPT_TIME_COLUMNS, tableChecksums } from '../support/table-checksums';
-import { TestSystem } from '../support/test-system';
+import { startSystem } from '../support/start-system';
+import type { TestSystem } from '../support/test-system';
 
 const REORG = 'mainnet-reorg-scenario1.tsv';
 
 describe('fork choice on real mainnet forks', () => {
   let sys: TestSystem;
   beforeAll(async () => {
-    sys = await TestSystem.start({ bus: 'postgres', serverUrl: inject('databaseUrl'), kafkaBrokers: inject('kafkaBrokers') });
+    sys = await startSystem('postgres');
     await replayEvents(loadFixture(REORG), { observerUrl: sys.observerUrl, maxRetryMs: 30_000 });
     await sys.waitForCaughtUp();
   });
@@ -74,12 +75,7 @@ describe('fork choice on real mainnet forks', () => {
   });
 
   it('ends with the same tables when every row of the file arrives twice', async () => {
-    const doubled = await TestSystem.start({
-      bus: 'postgres',
-      serverUrl: inject('databaseUrl'),
-      kafkaBrokers: inject('kafkaBrokers'),
-      services: ['indexer', 'observer'],
-    });
+    const doubled = await startSystem('postgres', ['indexer', 'observer']);
     try {
       await replayEvents(
         loadFixture(REORG).flatMap((e) => [e, e]),
@@ -96,12 +92,7 @@ describe('fork choice on real mainnet forks', () => {
 describe('a block that arrives before its parent', () => {
   let sys: TestSystem;
   beforeAll(async () => {
-    sys = await TestSystem.start({
-      bus: 'postgres',
-      serverUrl: inject('databaseUrl'),
-      kafkaBrokers: inject('kafkaBrokers'),
-      services: ['indexer', 'observer'],
-    });
+    sys = await startSystem('postgres', ['indexer', 'observer']);
   });
   afterAll(() => sys?.stop());
 

@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replayEvents } from '../../scripts/lib/replay-events';
 import { loadFixture } from '../support/fixtures';
-import { TestSystem } from '../support/test-system';
+import { startSystem } from '../support/start-system';
+import type { TestSystem } from '../support/test-system';
 
 describe('a message the indexer cannot apply', () => {
   let sys: TestSystem;
   beforeAll(async () => {
-    sys = await TestSystem.start({
-      bus: 'postgres',
-      serverUrl: inject('databaseUrl'),
-      kafkaBrokers: inject('kafkaBrokers'),
-      services: ['indexer', 'observer'],
-    });
+    sys = await startSystem('postgres', ['indexer', 'observer']);
   });
   afterAll(() => sys?.stop());
 

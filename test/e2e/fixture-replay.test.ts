@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replayEvents } from '../../scripts/lib/replay-events';
 import { EXPECTED_TIPS, loadFixture } from '../support/fixtures';
-import { TestSystem } from '../support/test-system';
+import { startSystem } from '../support/start-system';
+import type { TestSystem } from '../support/test-system';
 
 const FILES = Object.keys(EXPECTED_TIPS);
 
@@ -16,7 +17,7 @@ describe.each(['kafka', 'postgres'] as const)('replaying the recorded node event
     describe(file, () => {
       let sys: TestSystem;
       beforeAll(async () => {
-        sys = await TestSystem.start({ bus, serverUrl: inject('databaseUrl'), kafkaBrokers: inject('kafkaBrokers') });
+        sys = await startSystem(bus);
         await replayEvents(loadFixture(file), { observerUrl: sys.observerUrl, maxRetryMs: 30_000 });
         await sys.waitForCaughtUp();
       });

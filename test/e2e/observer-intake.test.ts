@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startKafka, type RunningKafka } from '@bda/test-support';
 import { replayEvents } from '../../scripts/lib/replay-events';
 import { loadFixture } from '../support/fixtures';
+import { startSystem } from '../support/start-system';
 import { TestSystem } from '../support/test-system';
 
 async function post(url: string, body: string | Buffer, contentType = 'application/json') {
@@ -13,13 +14,7 @@ async function post(url: string, body: string | Buffer, contentType = 'applicati
 describe('the observer under malformed input', () => {
   let sys: TestSystem;
   beforeAll(async () => {
-    sys = await TestSystem.start({
-      bus: 'postgres',
-      serverUrl: inject('databaseUrl'),
-      kafkaBrokers: inject('kafkaBrokers'),
-      services: ['indexer', 'observer'],
-      env: { OBSERVER_BODY_LIMIT: '1mb' },
-    });
+    sys = await startSystem('postgres', ['indexer', 'observer'], { OBSERVER_BODY_LIMIT: '1mb' });
   });
   afterAll(() => sys?.stop());
 

@@ -4,7 +4,7 @@ import { addCanonicalBlockReadModels } from './read-models';
 import type { NodeBlock, NodeTx } from './node-payloads';
 import { normalizeHex, sanitizeJson, sanitizeText } from './sanitize';
 import { eventRow } from './event-rows';
-import { decodeTxFields } from './tx-fields';
+import { decodedColumns, decodeTxFields } from './tx-fields';
 
 const ZERO_HASH = /^0x0*$/;
 const INSERT_CHUNK = 500;
@@ -181,20 +181,11 @@ function txRow(tx: NodeTx, block: NodeBlock, hash: string, canonical: boolean, e
     parent_index_block_hash: normalizeHex(block.parent_index_block_hash),
     tx_index: tx.tx_index,
     raw_tx: Buffer.from(tx.raw_tx.replace(/^0x/, ''), 'hex'),
-    type_id: fields.type_id,
     status: tx.status,
     raw_result: normalizeHex(tx.raw_result ?? '0x'),
     vm_error: sanitizeText(tx.vm_error ?? null),
-    sender_address: fields.sender_address,
-    sponsor_address: fields.sponsor_address,
+    ...decodedColumns(fields),
     sponsored: fields.sponsored,
-    nonce: fields.nonce,
-    fee_rate: fields.fee_rate,
-    anchor_mode: fields.anchor_mode,
-    post_condition_mode: fields.post_condition_mode,
-    post_conditions: JSON.stringify(sanitizeJson(fields.post_conditions)),
-    payload: JSON.stringify(sanitizeJson(fields.payload)),
-    contract_id: fields.contract_id,
     contract_abi: abiOf(tx),
     burnchain_op: tx.burnchain_op ? JSON.stringify(sanitizeJson(tx.burnchain_op)) : null,
     execution_cost_read_count: cost?.read_count ?? 0,

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { NodeDropMempoolTx } from './node-payloads';
-import { normalizeHex, sanitizeJson } from './sanitize';
-import { decodeRawTxFields } from './tx-fields';
+import { normalizeHex } from './sanitize';
+import { decodedColumns, decodeRawTxFields } from './tx-fields';
 
 /**
  * `/new_mempool_tx`: each raw transaction enters the mempool as pending, unless a canonical block
@@ -23,16 +23,7 @@ export async function applyNewMempoolTxs(
       rows.push({
         tx_id: f.tx_id,
         raw_tx: Buffer.from(raw.replace(/^0x/, ''), 'hex'),
-        type_id: f.type_id,
-        sender_address: f.sender_address,
-        sponsor_address: f.sponsor_address,
-        nonce: f.nonce,
-        fee_rate: f.fee_rate,
-        payload: JSON.stringify(sanitizeJson(f.payload)),
-        post_conditions: JSON.stringify(sanitizeJson(f.post_conditions)),
-        post_condition_mode: f.post_condition_mode,
-        anchor_mode: f.anchor_mode,
-        contract_id: f.contract_id,
+        ...decodedColumns(f),
         status: 'pending',
         receipt_time: receivedAt,
       });

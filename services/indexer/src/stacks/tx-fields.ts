@@ -5,6 +5,7 @@ import {
   type TransactionPayload,
 } from '@bda/stacks-codec';
 import type { NodeEvent, NodeTx } from './node-payloads';
+import { sanitizeJson } from './sanitize';
 
 /** The decoded columns of a `txs` / `mempool_txs` row. */
 export interface TxFields {
@@ -87,4 +88,20 @@ function payloadJson(p: TransactionPayload): Record<string, unknown> {
         pubkey_hash: p.pubkeyHash,
       };
   }
+}
+
+/** The decoded columns shared by `txs` and `mempool_txs`, ready to insert (jsonb as sanitized text). */
+export function decodedColumns(f: TxFields) {
+  return {
+    type_id: f.type_id,
+    sender_address: f.sender_address,
+    sponsor_address: f.sponsor_address,
+    nonce: f.nonce,
+    fee_rate: f.fee_rate,
+    anchor_mode: f.anchor_mode,
+    post_condition_mode: f.post_condition_mode,
+    post_conditions: JSON.stringify(sanitizeJson(f.post_conditions)),
+    payload: JSON.stringify(sanitizeJson(f.payload)),
+    contract_id: f.contract_id,
+  };
 }
