@@ -52,8 +52,14 @@ test: install system-deps kafka-jars
 	npx vitest run --reporter=default --reporter=json --outputFile.json=.tmp/vitest-report.json; \
 	  status=$$?; node scripts/test-summary.mjs .tmp/vitest-report.json; exit $$status
 
+# Figures and ratios against the reference bars; never assertions. nginx and wrk come from Debian.
 bench: install system-deps kafka-jars
-	npx tsx bench/run-all.ts
+	@command -v nginx >/dev/null && command -v wrk >/dev/null || \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx wrk >/dev/null)
+	npx tsx bench/ingest/run.ts
+	npx tsx bench/proxy/run.ts
+	npx tsx bench/runes/ingest.ts
+	npx tsx bench/runes/activity.ts
 
 clean:
 	rm -rf .tmp node_modules
