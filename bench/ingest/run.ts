@@ -14,6 +14,7 @@ import type { RecordedEvent } from '../../scripts/lib/node-event-file';
 import { ROOT } from '../../scripts/lib/service-process';
 import { loadFixture } from '../../test/support/fixtures';
 import { TestSystem } from '../../test/support/test-system';
+import { decodeTransaction } from '@bda/stacks-codec';
 import { generateChain } from './generate-chain';
 
 /** The reference API's importer on this kind of machine (issue #2). */
@@ -135,6 +136,15 @@ function print(results: Result[]): void {
   }
 }
 
+/** The generated chain is made of STX transfers, like most mainnet traffic. */
+function isTokenTransfer(raw: string): boolean {
+  try {
+    return decodeTransaction(raw).payload.typeId === 'token_transfer';
+  } catch {
+    return false;
+  }
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -161,7 +171,7 @@ async function main(): Promise<void> {
     const rawTxPool = all
       .filter((e) => e.path === '/new_block')
       .flatMap((e) => (JSON.parse(e.body) as { transactions: Array<{ raw_tx: string }> }).transactions.map((t) => t.raw_tx))
-      .filter((r) => r.length > 4)
+      .filter((r) => r.length > 4 && isTokenTransfer(r))
       .slice(0, 200);
     const addresses = [
       ...new Set(
