@@ -68,6 +68,19 @@ export class PgLogBus implements Bus {
           PRIMARY KEY (topic, position)
         )`);
       await client.query(`CREATE SEQUENCE IF NOT EXISTS ${this.schema}.log_position`);
+      // One round trip per publish: lock the topic, draw positions, insert, notify, all in the statement's
+      // own transaction (the lock is held until it commits, so positions become visible in order).
+      await client.query(`
+        CREATE OR REPLACE FUNCTION ${this.schema}.append(p_topic text, p_channel text, p_keys text[], p_values bytea[])
+        RETURNS void LANGUAGE plpgsql AS $fn$
+        BEGIN
+          PERFORM pg_advisory_xact_lock(hashtext('${this.table}:' || p_topic));
+          INSERT INTO ${this.table} (topic, position, key, value)
+          SELECT p_topic, nextval('${this.schema}.log_position'), k, v
+          FROM unnest(p_keys, p_values) WITH ORDINALITY AS t(k, v, ord) ORDER BY ord;
+          PERFORM pg_notify(p_channel, '');
+        END
+        $fn$`);
       await client.query(
         `COMMENT ON TABLE ${this.table} IS 'The embedded bus: one ordered log per topic; value is a gzip-compressed envelope'`,
       );
@@ -78,7 +91,7 @@ export class PgLogBus implements Bus {
   }
 
   producer(): BusProducer {
-    return new PgLogProducer(this.pool, this.schema, this.table, this.opts.logger);
+    return new PgLogProducer(this.pool, this.schema, this.opts.logger);
   }
 
   consumer(_groupId: string): BusConsumer {
@@ -100,7 +113,6 @@ class PgLogProducer implements BusProducer {
   constructor(
     private readonly pool: pg.Pool,
     private readonly schema: string,
-    private readonly table: string,
     private readonly logger: Logger,
   ) {}
 
@@ -116,28 +128,18 @@ class PgLogProducer implements BusProducer {
   async publish(topic: string, messages: OutgoingMessage[]): Promise<void> {
     if (messages.length === 0) return;
     const compressed = await Promise.all(messages.map((m) => gzip(m.value, { level: 1 })));
-    let client: pg.PoolClient | undefined;
     try {
-      client = await this.pool.connect();
-      await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${this.table}:${topic}`]);
-      const keys = messages.map((m) => m.key);
-      await client.query(
-        `INSERT INTO ${this.table} (topic, position, key, value)
-         SELECT $1, nextval('${this.schema}.log_position'), k, v
-         FROM unnest($2::text[], $3::bytea[]) WITH ORDINALITY AS t(k, v, ord) ORDER BY ord`,
-        [topic, keys, compressed],
-      );
-      await client.query(`SELECT pg_notify($1, '')`, [channelFor(topic)]);
-      await client.query('COMMIT');
+      await this.pool.query(`SELECT ${this.schema}.append($1, $2, $3, $4)`, [
+        topic,
+        channelFor(topic),
+        messages.map((m) => m.key),
+        compressed,
+      ]);
       this.healthy = true;
     } catch (err) {
       this.healthy = false;
-      if (client) await client.query('ROLLBACK').catch(() => {});
       this.logger.warn({ err, topic }, 'bus publish failed');
       throw new BusUnavailableError('the PostgreSQL bus did not accept the message', { cause: err });
-    } finally {
-      client?.release();
     }
   }
 
