@@ -36,7 +36,7 @@ export class Indexer {
       logger: deps.logger,
       metrics: deps.metrics,
       positionKey: TOPICS.stacksNodeEvents,
-      handle: stacksEventHandler(deps.logger),
+      ...stacksEventHandler(deps.logger),
     });
     this.bitcoin = new MessageApplier({
       db: deps.db,

@@ -19,6 +19,10 @@ export interface MessageApplierOptions {
   /** Topic name as stored in consumer_positions (without any test prefix). */
   positionKey: string;
   handle: EnvelopeHandler;
+  /** Runs inside the batch's transaction after its last record, before the position is written. */
+  beforeCommit?: (trx: Knex.Transaction) => Promise<void>;
+  /** Runs before each attempt at a batch (state kept across records must start empty). */
+  onBatchStart?: () => void;
 }
 
 /**
@@ -122,6 +126,7 @@ export class MessageApplier {
   private async runBatch(records: BusRecord[], isolate: boolean): Promise<BatchOutcome> {
     const counts: BatchOutcome['counts'] = [];
     let last: bigint | null = null;
+    this.opts.onBatchStart?.();
     await this.opts.db.transaction(async (trx) => {
       // The bus is the durable source of truth and the position commits with the data, so a lost
       // commit after a PostgreSQL crash is simply consumed again: no need to wait for the WAL flush.
@@ -136,6 +141,7 @@ export class MessageApplier {
         counts.push(isolate ? await this.applyIsolated(trx, record) : await this.applyDirect(trx, record));
         last = record.position;
       }
+      await this.opts.beforeCommit?.(trx);
       if (last !== null) {
         await trx('consumer_positions')
           .insert({ topic: this.opts.positionKey, position: (last as bigint).toString(), updated_at: trx.fn.now() })
@@ -162,9 +168,12 @@ export class MessageApplier {
     }
     try {
       await trx.transaction((sp) => this.opts.handle(sp, envelope));
+      // On this path nothing deferred may outlive its record: a later record's savepoint could roll it back.
+      await this.opts.beforeCommit?.(trx);
       return ['applied', envelope.path];
     } catch (err) {
       if (isRetriable(err)) throw err;
+      this.opts.onBatchStart?.();
       this.opts.logger.error({ err, position: record.position.toString(), path: envelope.path }, 'message dead-lettered');
       await this.recordDeadLetter(trx, record, envelope.path, describe(err));
       return ['dead', envelope.path];

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { advanceChainTip, makeCanonical, refreshChainTip } from './fork-choice';
-import { addCanonicalBlockReadModels } from './read-models';
+import type { DeferredReadModels } from './read-models';
 import type { NodeBlock, NodeTx } from './node-payloads';
 import { normalizeHex, sanitizeJson, sanitizeText } from './sanitize';
 import { eventRow } from './event-rows';
@@ -28,7 +28,12 @@ export interface ApplyResult {
  * with its ancestors; a tie keeps the first seen. A block whose parent is unknown and higher than
  * the tip's child is parked until the parent arrives. Applying the same block twice changes nothing.
  */
-export async function applyNewBlock(trx: Knex.Transaction, block: NodeBlock, receivedAt: string): Promise<ApplyResult> {
+export async function applyNewBlock(
+  trx: Knex.Transaction,
+  block: NodeBlock,
+  receivedAt: string,
+  readModels: DeferredReadModels,
+): Promise<ApplyResult> {
   const hash = normalizeHex(block.index_block_hash);
   const parentHash = normalizeHex(block.parent_index_block_hash);
   // One round trip for everything the decision needs.
@@ -69,26 +74,27 @@ export async function applyNewBlock(trx: Knex.Transaction, block: NodeBlock, rec
   if (hasMicroblockTxs || ctx.parent_has_microblocks) await confirmMicroblocks(trx, block, hash, extendsTip);
 
   if (extendsTip) {
-    await addCanonicalBlockReadModels(trx, [hash]);
+    readModels.add(hash);
     await advanceChainTip(trx, block, hash);
   } else if (becomesTip) {
+    await readModels.flush(trx); // the reorg removes and re-adds history rows: they must all be written
     const delta = await makeCanonical(trx, hash, receivedAt);
     await refreshChainTip(trx, delta);
   }
 
-  if (ctx.has_parked_children) await applyParkedChildren(trx, hash);
+  if (ctx.has_parked_children) await applyParkedChildren(trx, hash, readModels);
   return { outcome: 'applied' };
 }
 
 /** Parked blocks waiting for `parentHash` are applied now, recursively (their own children follow). */
-async function applyParkedChildren(trx: Knex.Transaction, parentHash: string): Promise<void> {
+async function applyParkedChildren(trx: Knex.Transaction, parentHash: string, readModels: DeferredReadModels): Promise<void> {
   const children = await trx('parked_blocks')
     .where({ parent_index_block_hash: parentHash })
     .orderBy('index_block_hash')
     .select<Array<{ index_block_hash: string; body: string; received_at: string }>>('index_block_hash', 'body', 'received_at');
   for (const child of children) {
     await trx('parked_blocks').where({ index_block_hash: child.index_block_hash }).delete();
-    await applyNewBlock(trx, JSON.parse(child.body) as NodeBlock, child.received_at);
+    await applyNewBlock(trx, JSON.parse(child.body) as NodeBlock, child.received_at, readModels);
   }
 }
 

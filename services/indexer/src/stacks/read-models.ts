@@ -95,3 +95,28 @@ export async function restoreOrphanedToMempool(trx: Knex.Transaction, blockHashe
     { hashes: blockHashes, receiptTime },
   );
 }
+
+/**
+ * Blocks that extended the canonical tip in the current batch, whose per-address history and mined
+ * mempool entries are written together by one statement. Flushed before anything that reads or
+ * rewrites those read models (a reorg) and before the batch's position commits. A block rolled back
+ * with its savepoint leaves a hash that matches no row, so flushing it is harmless.
+ */
+export class DeferredReadModels {
+  private hashes: string[] = [];
+
+  add(hash: string): void {
+    this.hashes.push(hash);
+  }
+
+  reset(): void {
+    this.hashes = [];
+  }
+
+  async flush(trx: Knex.Transaction): Promise<void> {
+    if (this.hashes.length === 0) return;
+    const hashes = this.hashes;
+    this.hashes = [];
+    await addCanonicalBlockReadModels(trx, hashes);
+  }
+}
