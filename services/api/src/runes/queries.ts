@@ -5,7 +5,7 @@
  * a maintained counter — nothing is sorted or counted at request time.
  */
 import type { Knex } from 'knex';
-import { RUNE_OPERATIONS } from '@bda/db';
+import { RUNE_OPERATIONS, type DbRune } from '@bda/db';
 import type { BlockParam, EtchingParam } from './params';
 import { query } from './sql';
 
@@ -48,32 +48,8 @@ export interface ActivityRow extends RuneRefRow {
   vout: number | null;
 }
 
-export interface RuneRow {
-  number: number;
-  block_height: number;
-  tx_index: number;
-  rune: string;
-  spacers: number;
-  divisibility: number;
-  symbol: string | null;
-  premine: string;
-  has_terms: boolean;
-  terms_amount: string | null;
-  terms_cap: string | null;
-  terms_height_start: string | null;
-  terms_height_end: string | null;
-  terms_offset_start: string | null;
-  terms_offset_end: string | null;
-  turbo: boolean;
-  etching_tx_id: string | null;
-  etching_block_hash: string | null;
-  block_time: string;
-  mints: string;
-  burned: string;
-  burn_count: string;
-  activity_count: string;
-  holder_count: string;
-}
+/** A `runes` row as the api reads it: the indexer's row type. */
+export type RuneRow = DbRune;
 
 const RUNE_COLUMNS = [
   'number',
