@@ -1,3 +1,4 @@
+import type { TenureChangeCauseName, TxTypeId } from '@bda/stacks-codec';
 /**
  * Response shapes of the api, mirroring the JSON Schemas in `schemas/components/schemas/` (the source of truth).
  * The integration tests validate every response against those schemas with ajv, so these types cannot drift from
@@ -157,17 +158,9 @@ export type TransactionEventResponse =
 
 // ---- transactions ----
 
-export type TransactionType =
-  'token_transfer' | 'smart_contract' | 'contract_call' | 'poison_microblock' | 'coinbase' | 'tenure_change';
-
-export type TenureChangeCause =
-  | 'block_found'
-  | 'extended'
-  | 'extended_runtime'
-  | 'extended_read_count'
-  | 'extended_read_length'
-  | 'extended_write_count'
-  | 'extended_write_length';
+/** The codec's names: one definition of the transaction types and tenure-change causes. */
+export type TransactionType = TxTypeId;
+export type TenureChangeCause = TenureChangeCauseName;
 
 export interface FunctionArgResponse {
   hex: string;

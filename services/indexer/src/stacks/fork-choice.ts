@@ -9,12 +9,7 @@ const CHAIN_TABLES = ['blocks', 'txs', 'events', 'miner_rewards'] as const;
  * Flips the canonical flag of whole blocks (their transactions, events, rewards and confirmed
  * microblocks) and moves the read models with them.
  */
-export async function setCanonical(
-  trx: Knex.Transaction,
-  blockHashes: string[],
-  canonical: boolean,
-  receiptTime: string,
-): Promise<void> {
+export async function setCanonical(trx: Knex.Transaction, blockHashes: string[], canonical: boolean): Promise<void> {
   if (blockHashes.length === 0) return;
   for (const table of CHAIN_TABLES) {
     await trx(table).whereIn('index_block_hash', blockHashes).update({ canonical });
@@ -23,9 +18,8 @@ export async function setCanonical(
   if (canonical) {
     await addCanonicalBlockReadModels(trx, blockHashes);
   } else {
-    await removeAddressTxs(trx, blockHashes);
     // Mempool restoration waits until the new branch is canonical: see `makeCanonical`.
-    void receiptTime;
+    await removeAddressTxs(trx, blockHashes);
   }
 }
 
@@ -63,9 +57,9 @@ export async function makeCanonical(trx: Knex.Transaction, tipHash: string, rece
   const orphaned: string[] = (
     await trx('blocks').where('canonical', true).andWhere('block_height', '>=', orphanFrom).select('index_block_hash')
   ).map((r: { index_block_hash: string }) => r.index_block_hash);
-  await setCanonical(trx, orphaned, false, receiptTime);
+  await setCanonical(trx, orphaned, false);
   const branchHashes = branch.map((b) => b.index_block_hash);
-  await setCanonical(trx, branchHashes, true, receiptTime);
+  await setCanonical(trx, branchHashes, true);
   await restoreOrphanedToMempool(trx, orphaned, receiptTime);
   return branchHashes.length - orphaned.length;
 }

@@ -4,16 +4,6 @@ import type { Knex } from 'knex';
 export const ANCHORED_SEQUENCE = 2147483647;
 
 /**
- * Adds the canonical per-address history rows of the given blocks' transactions: sender, sponsor,
- * token-transfer recipient, the contract deployed or called, and every party of a committed event.
- * The per-address totals move with the rows actually inserted.
- */
-export async function addAddressTxs(trx: Knex.Transaction, blockHashes: string[]): Promise<void> {
-  if (blockHashes.length === 0) return;
-  await trx.raw(`WITH ${ADDRESS_TXS_CTES} ${INSERT_COUNTS}`, { hashes: blockHashes });
-}
-
-/**
  * Everything a block entering the canonical chain changes in the read models, in one statement:
  * per-address history and totals, and its transactions leaving the mempool.
  */
@@ -67,12 +57,6 @@ export async function removeAddressTxs(trx: Knex.Transaction, blockHashes: strin
      WHERE c.address = d.address`,
     { hashes: blockHashes },
   );
-}
-
-/** Transactions mined in canonical blocks leave the mempool. */
-export async function markMempoolMined(trx: Knex.Transaction, blockHashes: string[]): Promise<void> {
-  if (blockHashes.length === 0) return;
-  await trx.raw(MARK_MINED, { hashes: blockHashes });
 }
 
 /**
