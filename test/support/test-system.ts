@@ -140,17 +140,6 @@ export class TestSystem {
     this.procs.delete(name);
   }
 
-  /** Polls the canonical tip in the database until it reaches `height` (or the timeout). */
-  async waitForTip(height: number, timeoutMs = 60_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      const tip = await this.db('chain_tip').first('block_height');
-      if (tip && tip.block_height >= height) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`tip did not reach ${height} within ${timeoutMs} ms`);
-  }
-
   /**
    * Waits until the indexer has applied everything on the bus: lag 0 on every topic it consumes
    * (`stacks.node-events`, `bitcoin.blocks`), and something arrived on at least one of them.
