@@ -1,3 +1,4 @@
+import { EventPoster } from './event-poster';
 import { readNodeEventFile, type RecordedEvent } from './node-event-file';
 
 export interface ReplayOptions {
@@ -29,39 +30,38 @@ export async function replayEvents(
   let done = 0;
   let retries = 0;
   const base = opts.observerUrl.replace(/\/$/, '');
-  for await (const event of events) {
-    let attempt = 0;
-    const firstTry = Date.now();
-    for (;;) {
-      opts.signal?.throwIfAborted();
-      let reason: string;
-      try {
-        const res = await fetch(base + event.path, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: event.body,
-          signal: opts.signal,
-        });
-        const text = await res.text();
-        if (res.status === 200) break;
-        reason = `HTTP ${res.status}: ${text.slice(0, 200)}`;
-        if (res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429) {
-          throw new Error(`observer refused event ${event.id} (${event.path}): ${reason}`);
+  const poster = new EventPoster();
+  try {
+    for await (const event of events) {
+      let attempt = 0;
+      const firstTry = Date.now();
+      for (;;) {
+        opts.signal?.throwIfAborted();
+        let reason: string;
+        try {
+          const res = await poster.post(base + event.path, event.body, opts.signal);
+          if (res.status === 200) break;
+          reason = `HTTP ${res.status}: ${res.text.slice(0, 200)}`;
+          if (res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429) {
+            throw new Error(`observer refused event ${event.id} (${event.path}): ${reason}`);
+          }
+        } catch (err) {
+          if ((err as Error).message.startsWith('observer refused') || opts.signal?.aborted) throw err;
+          reason = (err as Error).message;
         }
-      } catch (err) {
-        if ((err as Error).message.startsWith('observer refused') || opts.signal?.aborted) throw err;
-        reason = (err as Error).message;
+        attempt += 1;
+        retries += 1;
+        opts.onRetry?.(event, reason, attempt);
+        if (opts.maxRetryMs !== undefined && Date.now() - firstTry > opts.maxRetryMs) {
+          throw new Error(`gave up on event ${event.id} (${event.path}) after ${attempt} tries: ${reason}`);
+        }
+        await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** Math.min(attempt, 6), 5_000)));
       }
-      attempt += 1;
-      retries += 1;
-      opts.onRetry?.(event, reason, attempt);
-      if (opts.maxRetryMs !== undefined && Date.now() - firstTry > opts.maxRetryMs) {
-        throw new Error(`gave up on event ${event.id} (${event.path}) after ${attempt} tries: ${reason}`);
-      }
-      await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** Math.min(attempt, 6), 5_000)));
+      done += 1;
+      opts.onProgress?.(done, event);
     }
-    done += 1;
-    opts.onProgress?.(done, event);
+  } finally {
+    poster.close();
   }
   return { events: done, retries, ms: Date.now() - start };
 }

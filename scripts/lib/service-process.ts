@@ -31,7 +31,10 @@ export function startService(
   /** In a process group of its own: a terminal's Ctrl-C reaches only the parent, which stops it in order. */
   detached = false,
 ): ServiceProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, SERVICE_ENTRY[name])], {
+  // BDA_NODE_ARGS: extra node flags for every service, e.g. `--cpu-prof --cpu-prof-dir=.tmp/prof` (profiling a
+  // run; node refuses those in NODE_OPTIONS).
+  const nodeArgs = (env.BDA_NODE_ARGS ?? process.env.BDA_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, SERVICE_ENTRY[name])], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

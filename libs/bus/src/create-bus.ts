@@ -14,6 +14,8 @@ export interface CreateBusOptions {
   topicPrefix?: string;
   /** Kafka consumer-group session timeout: how long a crashed consumer holds its partition (ms). */
   kafkaSessionTimeoutMs?: number;
+  /** Kafka produce batches from this size (bytes) on are gzip-compressed; see `KafkaBusOptions.compressMinBytes`. */
+  kafkaCompressMinBytes?: number;
 }
 
 /** Kafka when brokers are configured, else the embedded PostgreSQL log. */
@@ -25,6 +27,7 @@ export function createBus(opts: CreateBusOptions): Bus {
       logger: opts.logger,
       topicPrefix: opts.topicPrefix,
       sessionTimeoutMs: opts.kafkaSessionTimeoutMs,
+      compressMinBytes: opts.kafkaCompressMinBytes,
       heartbeatIntervalMs: opts.kafkaSessionTimeoutMs ? Math.max(500, Math.floor(opts.kafkaSessionTimeoutMs / 6)) : undefined,
     });
   }

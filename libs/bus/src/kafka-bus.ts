@@ -63,6 +63,13 @@ export interface KafkaBusOptions {
    * through; the limits only bound how much one fetch buffers when many small records are waiting.
    */
   fetchMaxBytes?: number;
+  /**
+   * Batches whose values add up to at least this many bytes are gzip-compressed; smaller ones go as they are.
+   * Default 64 KiB: gzip shrinks a large block's JSON several times over, but on the small events that make up
+   * most of a node's traffic it would double the time to the acknowledgement for a few kilobytes saved.
+   * 0 compresses everything.
+   */
+  compressMinBytes?: number;
   /** Back-off after a failing `handleBatch`/`lastApplied`: first and longest wait (ms). Default 500 / 30 000. */
   retryBackoffMs?: { initial: number; max: number };
 }
@@ -85,6 +92,14 @@ export class BusMessageRejectedError extends Error {
 
 const DEFAULT_MAX_MESSAGE_BYTES = 100 * 1024 * 1024;
 const DEFAULT_FETCH_MAX_BYTES = 32 * 1024 * 1024;
+const DEFAULT_COMPRESS_MIN_BYTES = 64 * 1024;
+
+/** gzip for batches of at least `minBytes` (values summed), none below. */
+export function compressionFor(messages: OutgoingMessage[], minBytes: number): CompressionTypes {
+  let bytes = 0;
+  for (const m of messages) bytes += m.value.length;
+  return bytes >= minBytes ? CompressionTypes.GZIP : CompressionTypes.None;
+}
 /** Kafka's own single partition per topic: the chain order is the log order. */
 const PARTITION = 0;
 const UNKNOWN_TOPIC = new Set(['UNKNOWN_TOPIC_OR_PARTITION']);
@@ -376,7 +391,7 @@ class KafkaBusProducer implements BusProducer {
             topic: name,
             acks: -1,
             timeout,
-            compression: CompressionTypes.GZIP,
+            compression: compressionFor(messages, this.bus.opts.compressMinBytes ?? DEFAULT_COMPRESS_MIN_BYTES),
             messages: messages.map((m) => ({ key: m.key, value: m.value, partition: PARTITION })),
           });
         });

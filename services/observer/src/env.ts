@@ -10,6 +10,8 @@ export const observerEnvSchema = z.object({
   OBSERVER_BODY_LIMIT: z.string().default('512mb'),
   /** Kafka bootstrap brokers (comma-separated). Empty: the embedded bus in PostgreSQL. */
   KAFKA_BROKERS: envList.default(''),
+  /** Kafka produce batches of at least this many bytes are gzip-compressed, smaller ones sent as they are (0: all). */
+  KAFKA_COMPRESS_MIN_BYTES: z.coerce.number().int().min(0).default(65_536),
   /** PostgreSQL holding the embedded bus (used when KAFKA_BROKERS is empty). */
   DATABASE_URL: z.string().default('postgres://postgres:postgres@127.0.0.1:5432/postgres'),
   /** Database of the embedded bus, when it is not DATABASE_URL (several indexers reading one bus). */

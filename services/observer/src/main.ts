@@ -16,6 +16,7 @@ async function main(): Promise<void> {
     clientId: 'observer',
     logger,
     topicPrefix: env.BUS_TOPIC_PREFIX || undefined,
+    kafkaCompressMinBytes: env.KAFKA_COMPRESS_MIN_BYTES,
   });
   await bus.ensureTopics([TOPICS.stacksNodeEvents, TOPICS.bitcoinBlocks]);
   const producer = bus.producer();
