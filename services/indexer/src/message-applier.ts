@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { runPrepared } from './sql';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { decodeEnvelope, type BusRecord, type Envelope } from '@bda/bus';
@@ -33,6 +34,11 @@ export interface MessageApplierOptions {
  * is redone record by record only when something in it fails. Records at or below the stored position
  * are skipped (redelivery).
  */
+const LOCK_POSITION_SQL = `SELECT set_config('synchronous_commit', 'off', true) AS synchronous_commit,
+  (SELECT position FROM consumer_positions WHERE topic = $1 FOR UPDATE) AS position`;
+const STORE_POSITION_SQL = `INSERT INTO consumer_positions (topic, position, updated_at) VALUES ($1, $2, now())
+  ON CONFLICT (topic) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at`;
+
 export class MessageApplier {
   private readonly applied: Counter<'path'>;
   private readonly deadLetters: Counter<'path'>;
@@ -130,12 +136,9 @@ export class MessageApplier {
     await this.opts.db.transaction(async (trx) => {
       // The bus is the durable source of truth and the position commits with the data, so a lost
       // commit after a PostgreSQL crash is simply consumed again: no need to wait for the WAL flush.
-      await trx.raw('SET LOCAL synchronous_commit = off');
-      const row = await trx('consumer_positions')
-        .where({ topic: this.opts.positionKey })
-        .forUpdate()
-        .first<{ position: string } | undefined>();
-      const stored = row ? BigInt(row.position) : -1n;
+      // Set together with taking the position's row lock, in one round trip.
+      const [row] = await runPrepared<{ position: string | null }>(trx, LOCK_POSITION_SQL, [this.opts.positionKey]);
+      const stored = row?.position != null ? BigInt(row.position) : -1n;
       for (const record of records) {
         if (record.position <= stored) continue;
         counts.push(isolate ? await this.applyIsolated(trx, record) : await this.applyDirect(trx, record));
@@ -143,10 +146,7 @@ export class MessageApplier {
       }
       await this.opts.beforeCommit?.(trx);
       if (last !== null) {
-        await trx('consumer_positions')
-          .insert({ topic: this.opts.positionKey, position: (last as bigint).toString(), updated_at: trx.fn.now() })
-          .onConflict('topic')
-          .merge();
+        await runPrepared(trx, STORE_POSITION_SQL, [this.opts.positionKey, (last as bigint).toString()]);
       }
     });
     return { counts, last };

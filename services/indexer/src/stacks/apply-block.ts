@@ -5,6 +5,7 @@ import type { NodeBlock, NodeTx } from './node-payloads';
 import { normalizeHex, sanitizeJson, sanitizeText } from './sanitize';
 import { eventRow } from './event-rows';
 import { decodedColumns, decodeTxFields } from './tx-fields';
+import { runPrepared, WriteBatch } from '../sql';
 
 const ZERO_HASH = /^0x0*$/;
 const INSERT_CHUNK = 500;
@@ -36,19 +37,9 @@ export async function applyNewBlock(
 ): Promise<ApplyResult> {
   const hash = normalizeHex(block.index_block_hash);
   const parentHash = normalizeHex(block.parent_index_block_hash);
-  // One round trip for everything the decision needs.
-  const { rows } = await trx.raw<{ rows: BlockContext[] }>(
-    `SELECT EXISTS (SELECT 1 FROM blocks WHERE index_block_hash = :hash) AS known,
-            p.canonical AS parent_canonical,
-            t.index_block_hash AS tip_hash, t.block_height AS tip_height,
-            EXISTS (SELECT 1 FROM microblocks WHERE parent_index_block_hash = :parent) AS parent_has_microblocks,
-            EXISTS (SELECT 1 FROM parked_blocks WHERE parent_index_block_hash = :hash) AS has_parked_children
-     FROM (SELECT 1) one
-     LEFT JOIN blocks p ON p.index_block_hash = :parent
-     LEFT JOIN chain_tip t ON true`,
-    { hash, parent: parentHash },
-  );
-  const ctx = rows[0]!;
+  // One round trip (a prepared statement) for everything the decision needs.
+  const [ctx] = await runPrepared<BlockContext>(trx, BLOCK_CONTEXT_SQL, [hash, parentHash]);
+  if (!ctx) throw new Error('block context query returned no row');
   if (ctx.known) return { outcome: 'duplicate' };
   const parentKnown = ctx.parent_canonical !== null;
 
@@ -70,12 +61,16 @@ export async function applyNewBlock(
   // The common case: the block extends the canonical tip (or starts the chain) — written canonical at once.
   const extendsTip = becomesTip && (ctx.tip_hash === null || (ctx.parent_canonical === true && ctx.tip_hash === parentHash));
   const hasMicroblockTxs = block.transactions.some((tx) => tx.microblock_hash);
-  await insertBlockData(trx, block, hash, extendsTip);
+  // The block's rows (and, when it extends the tip, the tip itself) go in one statement: none of them reads another.
+  const writes = new WriteBatch(trx);
+  await insertBlockData(writes, block, hash, extendsTip);
+  if (extendsTip) await writes.add(advanceChainTip(trx, block, hash));
+  await writes.flush();
+  // Touches only `microblocks`, which nothing above reads or writes.
   if (hasMicroblockTxs || ctx.parent_has_microblocks) await confirmMicroblocks(trx, block, hash, extendsTip);
 
   if (extendsTip) {
     readModels.add(hash);
-    await advanceChainTip(trx, block, hash);
   } else if (becomesTip) {
     await readModels.flush(trx); // the reorg removes and re-adds history rows: they must all be written
     const delta = await makeCanonical(trx, hash, receivedAt);
@@ -98,7 +93,17 @@ async function applyParkedChildren(trx: Knex.Transaction, parentHash: string, re
   }
 }
 
-async function insertBlockData(trx: Knex.Transaction, block: NodeBlock, hash: string, canonical: boolean): Promise<void> {
+const BLOCK_CONTEXT_SQL = `SELECT EXISTS (SELECT 1 FROM blocks WHERE index_block_hash = $1) AS known,
+         p.canonical AS parent_canonical,
+         t.index_block_hash AS tip_hash, t.block_height AS tip_height,
+         EXISTS (SELECT 1 FROM microblocks WHERE parent_index_block_hash = $2) AS parent_has_microblocks,
+         EXISTS (SELECT 1 FROM parked_blocks WHERE parent_index_block_hash = $1) AS has_parked_children
+  FROM (SELECT 1) one
+  LEFT JOIN blocks p ON p.index_block_hash = $2
+  LEFT JOIN chain_tip t ON true`;
+
+async function insertBlockData(writes: WriteBatch, block: NodeBlock, hash: string, canonical: boolean): Promise<void> {
+  const trx = writes.trx;
   const txIndexById = new Map<string, number>();
   const eventCounts = new Map<string, number>();
   for (const tx of block.transactions) txIndexById.set(normalizeHex(tx.txid), tx.tx_index);
@@ -135,14 +140,16 @@ async function insertBlockData(trx: Knex.Transaction, block: NodeBlock, hash: st
     execution_cost_write_length: cost.write_length,
     canonical,
   };
-  await trx('blocks').insert(blockRow);
+  await writes.add(trx('blocks').insert(blockRow));
 
   const txRows = block.transactions.map((tx) => txRow(tx, block, hash, canonical, eventCounts.get(normalizeHex(tx.txid)) ?? 0));
   for (let i = 0; i < txRows.length; i += INSERT_CHUNK) {
-    await trx('txs')
-      .insert(txRows.slice(i, i + INSERT_CHUNK))
-      .onConflict(['tx_id', 'index_block_hash'])
-      .ignore();
+    await writes.add(
+      trx('txs')
+        .insert(txRows.slice(i, i + INSERT_CHUNK))
+        .onConflict(['tx_id', 'index_block_hash'])
+        .ignore(),
+    );
   }
   const eventRows = block.events.map((ev) => ({
     ...eventRow(ev),
@@ -152,10 +159,12 @@ async function insertBlockData(trx: Knex.Transaction, block: NodeBlock, hash: st
     canonical,
   }));
   for (let i = 0; i < eventRows.length; i += INSERT_CHUNK) {
-    await trx('events')
-      .insert(eventRows.slice(i, i + INSERT_CHUNK))
-      .onConflict(['index_block_hash', 'event_index'])
-      .ignore();
+    await writes.add(
+      trx('events')
+        .insert(eventRows.slice(i, i + INSERT_CHUNK))
+        .onConflict(['index_block_hash', 'event_index'])
+        .ignore(),
+    );
   }
   const rewards = (block.matured_miner_rewards ?? []).map((r, i) => ({
     index_block_hash: hash,
@@ -170,7 +179,8 @@ async function insertBlockData(trx: Knex.Transaction, block: NodeBlock, hash: st
     tx_fees_streamed_produced: String(r.tx_fees_streamed_produced),
     canonical,
   }));
-  if (rewards.length > 0) await trx('miner_rewards').insert(rewards).onConflict(['index_block_hash', 'reward_index']).ignore();
+  if (rewards.length > 0)
+    await writes.add(trx('miner_rewards').insert(rewards).onConflict(['index_block_hash', 'reward_index']).ignore());
 }
 
 function txRow(tx: NodeTx, block: NodeBlock, hash: string, canonical: boolean, eventCount: number) {

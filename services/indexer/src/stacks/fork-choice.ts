@@ -96,8 +96,8 @@ export async function refreshChainTip(trx: Knex.Transaction, countDelta: number)
 }
 
 /** The tip moves to a child of the previous tip: one upsert, counting one more canonical block. */
-export async function advanceChainTip(trx: Knex.Transaction, block: NodeBlock, hash: string): Promise<void> {
-  await trx.raw(
+export function advanceChainTip(trx: Knex.Transaction, block: NodeBlock, hash: string): Knex.Raw {
+  return trx.raw(
     `INSERT INTO chain_tip (id, block_height, block_hash, index_block_hash, burn_block_height, block_count, microblock_hash, microblock_sequence)
      VALUES (true, :height, :blockHash, :hash, :burnHeight, 1, NULL, NULL)
      ON CONFLICT (id) DO UPDATE SET block_height = excluded.block_height, block_hash = excluded.block_hash,

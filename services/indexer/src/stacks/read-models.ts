@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { runPrepared } from '../sql';
 
 /** Microblock sequence used for anchored transactions in the per-address ordering (sorts after microblock txs). */
 export const ANCHORED_SEQUENCE = 2147483647;
@@ -9,13 +10,8 @@ export const ANCHORED_SEQUENCE = 2147483647;
  */
 export async function addCanonicalBlockReadModels(trx: Knex.Transaction, blockHashes: string[]): Promise<void> {
   if (blockHashes.length === 0) return;
-  await trx.raw(
-    `WITH ${ADDRESS_TXS_CTES},
-     counted AS (${INSERT_COUNTS} RETURNING 1),
-     mined AS (${MARK_MINED} RETURNING 1)
-     SELECT (SELECT count(*) FROM counted) AS counted, (SELECT count(*) FROM mined) AS mined`,
-    { hashes: blockHashes },
-  );
+  // A prepared statement: planning this one costs more than running it for a block or two.
+  await runPrepared(trx, ADD_READ_MODELS_SQL, [blockHashes]);
 }
 
 const ADDRESS_TXS_CTES = `parties AS (
@@ -44,6 +40,11 @@ const INSERT_COUNTS = `INSERT INTO address_tx_counts (address, tx_count)
 
 const MARK_MINED = `UPDATE mempool_txs m SET status = 'mined'
      FROM txs t WHERE t.index_block_hash = ANY(:hashes) AND t.tx_id = m.tx_id AND m.status <> 'mined'`;
+
+const ADD_READ_MODELS_SQL = `WITH ${ADDRESS_TXS_CTES},
+     counted AS (${INSERT_COUNTS} RETURNING 1),
+     mined AS (${MARK_MINED} RETURNING 1)
+     SELECT (SELECT count(*) FROM counted) AS counted, (SELECT count(*) FROM mined) AS mined`.replace(/:hashes/g, '$1::text[]');
 
 /** Removes the history rows of blocks leaving the canonical chain, and their share of the totals. */
 export async function removeAddressTxs(trx: Knex.Transaction, blockHashes: string[]): Promise<void> {
