@@ -1,0 +1,93 @@
+import type { Knex } from 'knex';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createDb } from '@bda/db';
+import { createTestDatabase } from '@bda/test-support';
+import { runPrepared, WriteBatch } from '../src/sql';
+
+describe('WriteBatch', () => {
+  let db: Knex;
+
+  beforeAll(async () => {
+    db = createDb({ connectionString: await createTestDatabase(inject('databaseUrl'), 'sql'), maxConnections: 2 });
+    await db.schema.createTable('wb_items', (t) => {
+      t.integer('id').primary();
+      t.text('label').notNullable();
+      t.text('note');
+    });
+    await db.schema.createTable('wb_other', (t) => {
+      t.text('key').primary();
+      t.decimal('amount', 39, 0).notNullable();
+    });
+  });
+
+  afterAll(async () => {
+    await db.destroy();
+  });
+
+  it('writes every queued statement with its own bindings in one statement', async () => {
+    await db.transaction(async (trx) => {
+      const writes = new WriteBatch(trx);
+      await writes.add(
+        trx('wb_items').insert([
+          { id: 1, label: "it's one", note: null },
+          { id: 2, label: 'two $1 ?' },
+        ]),
+      );
+      await writes.add(trx('wb_other').insert({ key: 'k', amount: '340282366920938463463374607431768211455' }));
+      await writes.add(trx.raw('UPDATE wb_items SET note = :note WHERE id = :id', { note: 'untouched: same snapshot', id: 99 }));
+      await writes.flush();
+    });
+    expect(await db('wb_items').orderBy('id')).toEqual([
+      { id: 1, label: "it's one", note: null },
+      { id: 2, label: 'two $1 ?', note: null },
+    ]);
+    // A u128-sized value goes through exactly: bound as text, never as a JS number.
+    expect(await db('wb_other').select('key', db.raw('amount::text AS amount'))).toEqual([
+      { key: 'k', amount: '340282366920938463463374607431768211455' },
+    ]);
+  });
+
+  it('flushes on its own before a statement would carry too many bind parameters', async () => {
+    const rows = Array.from({ length: 12_000 }, (_, i) => ({ id: 1000 + i, label: `row ${i}` }));
+    await db.transaction(async (trx) => {
+      const writes = new WriteBatch(trx);
+      // 3 × 4,000 rows × 2 columns = 24,000 bindings: under the limit together; a fourth batch goes on its own.
+      for (let i = 0; i < rows.length; i += 4_000) await writes.add(trx('wb_items').insert(rows.slice(i, i + 4_000)));
+      await writes.add(trx('wb_items').insert(Array.from({ length: 4_000 }, (_, i) => ({ id: 20_000 + i, label: 'late' }))));
+      await writes.flush();
+    });
+    expect(Number((await db('wb_items').where('id', '>=', 1000).count<[{ count: string }]>('* as count'))[0].count)).toBe(16_000);
+  });
+
+  it('rolls back with the transaction', async () => {
+    await expect(
+      db.transaction(async (trx) => {
+        const writes = new WriteBatch(trx);
+        await writes.add(trx('wb_other').insert({ key: 'rolled back', amount: '1' }));
+        await writes.add(trx('wb_items').insert({ id: 500, label: 'first' }));
+        await writes.add(trx('wb_items').insert({ id: 500, label: 'duplicate key' }));
+        await writes.flush();
+      }),
+    ).rejects.toThrow(/duplicate key/);
+    expect(await db('wb_items').where({ id: 500 })).toEqual([]);
+    expect(await db('wb_other').where({ key: 'rolled back' })).toEqual([]);
+  });
+});
+
+describe('runPrepared', () => {
+  it('runs a statement by name on the transaction connection, repeatedly, seeing its uncommitted rows', async () => {
+    const db = createDb({ connectionString: await createTestDatabase(inject('databaseUrl'), 'sqlp'), maxConnections: 1 });
+    try {
+      await db.schema.createTable('rp_items', (t) => t.integer('id').primary());
+      await db.transaction(async (trx) => {
+        await trx('rp_items').insert([{ id: 1 }, { id: 2 }, { id: 3 }]);
+        for (const min of [1, 2, 3]) {
+          const rows = await runPrepared<{ n: string }>(trx, 'SELECT count(*) AS n FROM rp_items WHERE id >= $1', [min]);
+          expect(rows).toEqual([{ n: String(4 - min) }]);
+        }
+      });
+    } finally {
+      await db.destroy();
+    }
+  });
+});
