@@ -5,6 +5,7 @@
  * last POST. Prints figures and the ratio against the reference API's importer on this kind of machine.
  *
  *   npx tsx bench/ingest/run.ts [--blocks 2000] [--txs 50] [--bus kafka,postgres] [--skip-generated]
+ *                               [--warm-up 3 | --cold-broker]
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -147,6 +148,9 @@ async function main(): Promise<void> {
       txs: { type: 'string', default: '50' },
       bus: { type: 'string', default: 'kafka,postgres' },
       'skip-generated': { type: 'boolean', default: false },
+      /** Throwaway replays of all fixtures that warm the Kafka broker's JVM first. */
+      'warm-up': { type: 'string', default: '3' },
+      'cold-broker': { type: 'boolean', default: false },
     },
   });
   const buses = values.bus!.split(',') as Array<'kafka' | 'postgres'>;
@@ -179,6 +183,13 @@ async function main(): Promise<void> {
           .flatMap((ev) => (ev.stx_transfer_event ? [ev.stx_transfer_event.sender, ev.stx_transfer_event.recipient] : [])),
       ),
     ];
+    // A broker in production has been running for weeks; this one was just started and its JVM still
+    // compiles its hot paths (the first replays cost it several times the CPU of later ones). Warm it with
+    // throwaway replays (own topics, own database) before measuring. The services themselves start cold
+    // for every dataset.
+    if (kafka && !values['cold-broker']) {
+      for (let i = 0; i < Number(values['warm-up']); i++) await runOne('warm-up', all, 'kafka', pg.url, kafka.brokers);
+    }
     for (const bus of buses) {
       const brokers = kafka?.brokers ?? '';
       results.push(await runOne('mocknet.tsv', loadFixture('mocknet.tsv'), bus, pg.url, brokers));

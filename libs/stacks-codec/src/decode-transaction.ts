@@ -1,3 +1,4 @@
+import { createHash, getHashes } from 'node:crypto';
 import { sha512_256 } from '@noble/hashes/sha2';
 import { ByteReader, bytesToHex, hexToBytes } from './byte-reader';
 import {
@@ -250,8 +251,12 @@ export function addressVersionForHashMode(hashMode: number, txVersion: number): 
 
 /** `0x` + SHA-512/256 of the serialized transaction: the Stacks transaction id. */
 export function txIdFromBytes(bytes: Uint8Array): string {
+  // OpenSSL's SHA-512/256 is some fifty times faster than the JS one on a large contract deploy.
+  if (NATIVE_SHA512_256) return `0x${createHash('sha512-256').update(bytes).digest('hex')}`;
   return bytesToHex(sha512_256(bytes));
 }
+
+const NATIVE_SHA512_256 = getHashes().includes('sha512-256');
 
 function readSpendingCondition(r: ByteReader, txVersion: number, role: string): SpendingCondition {
   const start = r.offset;

@@ -82,8 +82,20 @@ export function encodeStacksAddress(version: number, hash160: Uint8Array | strin
     throw new DecodeError(`address version byte ${version} is out of the c32 range 0–31`);
   }
   if (!/^[0-9a-fA-F]{40}$/.test(hex)) throw new DecodeError('address hash must be 20 bytes');
-  return c32address(version, hex.toLowerCase());
+  const key = `${version}:${hex.toLowerCase()}`;
+  let address = addressCache.get(key);
+  if (address === undefined) {
+    address = c32address(version, hex.toLowerCase());
+    // The same senders and recipients come back block after block; c32check hashes twice per encoding.
+    if (addressCache.size >= ADDRESS_CACHE_SIZE) addressCache.delete(addressCache.keys().next().value!);
+    addressCache.set(key, address);
+  }
+  return address;
 }
+
+const ADDRESS_CACHE_SIZE = 10_000;
+/** Oldest-first eviction (insertion order), bounded: at most ~1.5 MB. */
+const addressCache = new Map<string, string>();
 
 /** The network a standard address version byte belongs to, or `null` for a non-standard version. */
 export function addressVersionNetwork(version: number): StacksNetworkName | null {

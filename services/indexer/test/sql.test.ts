@@ -56,7 +56,8 @@ describe('WriteBatch', () => {
       await writes.add(trx('wb_items').insert(Array.from({ length: 4_000 }, (_, i) => ({ id: 20_000 + i, label: 'late' }))));
       await writes.flush();
     });
-    expect(Number((await db('wb_items').where('id', '>=', 1000).count<[{ count: string }]>('* as count'))[0].count)).toBe(16_000);
+    const [counted] = await db('wb_items').where('id', '>=', 1000).count<Array<{ count: string }>>('* as count');
+    expect(Number(counted?.count)).toBe(16_000);
   });
 
   it('rolls back with the transaction', async () => {
