@@ -1,10 +1,9 @@
-import type { Server } from 'node:http';
-import type { Express } from 'express';
+import { createServer, type RequestListener, type Server } from 'node:http';
 
-/** Listens and resolves with the bound port (port 0 picks a free one). */
-export function listen(app: Express, port: number, host = '0.0.0.0'): Promise<{ server: Server; port: number }> {
+/** Listens and resolves with the bound port (port 0 picks a free one). An express app is a request listener. */
+export function listen(app: RequestListener, port: number, host = '0.0.0.0'): Promise<{ server: Server; port: number }> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host);
+    const server = createServer(app).listen(port, host);
     server.once('error', reject);
     server.once('listening', () => {
       const addr = server.address();

@@ -7,7 +7,10 @@ export const observerEnvSchema = z.object({
   /** Interface to bind. */
   OBSERVER_HOST: z.string().default('0.0.0.0'),
   /** Largest accepted body; the mainnet genesis `/new_block` is about 80 MB. */
-  OBSERVER_BODY_LIMIT: z.string().default('512mb'),
+  OBSERVER_BODY_LIMIT: z
+    .string()
+    .default('512mb')
+    .refine((v) => /^\s*\d+(\.\d+)?\s*(b|kb|mb|gb)?\s*$/i.test(v), 'a byte size such as 512mb, 100kb or 1048576'),
   /** Kafka bootstrap brokers (comma-separated). Empty: the embedded bus in PostgreSQL. */
   KAFKA_BROKERS: envList.default(''),
   /** Kafka produce batches of at least this many bytes are gzip-compressed, smaller ones sent as they are (0: all). */

@@ -1,0 +1,227 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { promisify } from 'node:util';
+import { gunzip as gunzipCb, inflate as inflateCb } from 'node:zlib';
+import type { Logger } from 'pino';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { z } from 'zod';
+import { AppError, InputError, PayloadTooLargeError, ServiceUnavailableError, type ErrorResponse } from '@bda/common';
+import { BusMessageRejectedError, BusUnavailableError, encodeEnvelope, TOPICS, type BusProducer } from '@bda/bus';
+import { describeIssues, newBitcoinBlockSchema, NODE_EVENT_SCHEMAS } from './payload-schemas';
+
+const gunzip = promisify(gunzipCb);
+const inflate = promisify(inflateCb);
+
+export interface EventIntakeDeps {
+  producer: BusProducer;
+  logger: Logger;
+  metrics: Registry;
+  /** Largest accepted body in bytes (after decompression). */
+  bodyLimitBytes: number;
+  /** Prefix prepended to topic names. */
+  topicPrefix?: string;
+}
+
+/** What the node is told for each accepted event. */
+const OK_BODY = Buffer.from('{"result":"ok"}');
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const KNOWN = new Set([...Object.keys(NODE_EVENT_SCHEMAS), '/new_bitcoin_block']);
+
+/**
+ * The POST side of the observer as a plain `node:http` handler: a node sends one event at a time and waits for the
+ * answer, so whatever stands between its request and the bus acknowledgement is paid on every event. This path
+ * reads the body, checks it, publishes it in arrival order, and answers, with nothing else in between (express's
+ * router, body parser and response helpers cost about as much as the check and the envelope together).
+ * Error bodies have the shape of every other service (`{error, message}`); every request gets an `x-request-id`
+ * and one access-log line.
+ */
+export function eventIntake(deps: EventIntakeDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  const { producer, logger, metrics } = deps;
+  const received = new Counter({
+    name: 'observer_events_received_total',
+    help: 'Events accepted and made durable on the bus, by path',
+    labelNames: ['path'],
+    registers: [metrics],
+  });
+  const rejected = new Counter({
+    name: 'observer_events_rejected_total',
+    help: 'Requests refused, by path and status',
+    labelNames: ['path', 'status'],
+    registers: [metrics],
+  });
+  const publishSeconds = new Histogram({
+    name: 'observer_publish_seconds',
+    help: 'Time to make one event durable on the bus',
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [metrics],
+  });
+  const topic = (name: string) => `${deps.topicPrefix ?? ''}${name}`;
+
+  // The node sends one request at a time; a queue keeps bus order = arrival order even if several senders post
+  // concurrently.
+  let tail: Promise<unknown> = Promise.resolve();
+  const publishInOrder = (t: string, key: string, value: Buffer): Promise<void> => {
+    const next = tail.then(() => producer.publish(t, [{ key, value }]));
+    tail = next.catch(() => {});
+    return next;
+  };
+
+  const accept = async (req: IncomingMessage, path: string, query: string): Promise<void> => {
+    const raw = await readBody(req, deps.bodyLimitBytes);
+    let busTopic: string;
+    let key: string;
+    let body: Buffer;
+    if (path === '/new_bitcoin_block') {
+      busTopic = TOPICS.bitcoinBlocks;
+      key = 'bitcoin';
+      body = bitcoinBlockBody(req, raw, query);
+    } else {
+      busTopic = TOPICS.stacksNodeEvents;
+      key = 'stacks';
+      const schema = NODE_EVENT_SCHEMAS[path];
+      if (schema) {
+        const parsed = schema.safeParse(parseJson(raw));
+        if (!parsed.success) throw new InputError(`body of ${path}: ${describeIssues(parsed.error)}`);
+        body = raw;
+      } else {
+        // A path a newer node may add: accept and keep it raw, so the node never stalls on us.
+        body = isJson(raw) ? raw : Buffer.from(JSON.stringify(raw.toString('utf8')));
+        logger.warn({ path, bytes: raw.length }, 'unknown observer path stored raw');
+      }
+    }
+    const stop = publishSeconds.startTimer();
+    try {
+      await publishInOrder(topic(busTopic), key, encodeEnvelope(path, new Date(), body));
+    } catch (err) {
+      if (err instanceof BusUnavailableError) throw new ServiceUnavailableError(`the event bus is unavailable: ${err.message}`);
+      if (err instanceof BusMessageRejectedError && /TOO_LARGE/.test(err.reason)) {
+        throw new PayloadTooLargeError(`the event bus refused the event as too large (${err.reason})`);
+      }
+      throw err;
+    } finally {
+      stop();
+    }
+  };
+
+  return (req, res) => {
+    const start = process.hrtime.bigint();
+    const incoming = req.headers['x-request-id'];
+    const reqId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    const label = KNOWN.has(path) ? path : 'other';
+    res.setHeader('x-request-id', reqId);
+    res.once('finish', () => {
+      const ms = Number(process.hrtime.bigint() - start) / 1e6;
+      logger.info({ reqId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
+    });
+    accept(req, path, q === -1 ? '' : url.slice(q + 1)).then(
+      () => {
+        received.inc({ path: label });
+        send(res, 200, OK_BODY);
+      },
+      (err: unknown) => {
+        const [status, body] = errorBody(err);
+        if (status >= 500 && !(err instanceof AppError)) logger.error({ err, path }, 'unhandled error');
+        rejected.inc({ path: label, status: String(status) });
+        // A body we stopped reading half-way: close the connection rather than read the rest of it.
+        if (!req.complete) res.setHeader('connection', 'close');
+        send(res, status, Buffer.from(JSON.stringify(body)));
+      },
+    );
+  };
+}
+
+function send(res: ServerResponse, status: number, body: Buffer): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
+  res.end(body);
+}
+
+function errorBody(err: unknown): [number, ErrorResponse] {
+  if (err instanceof AppError) return [err.status, { error: err.error, message: err.message }];
+  return [500, { error: 'internal_error', message: 'an unexpected error occurred' }];
+}
+
+/** The body, decompressed when the sender said so, refused with 413 beyond `limit` bytes. */
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const tooLarge = () => new PayloadTooLargeError(`request body exceeds the limit of ${limit} bytes`);
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limit) throw tooLarge();
+      chunks.push(chunk);
+    }
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    throw new InputError('the client aborted the request body');
+  }
+  const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+  const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
+  if (encoding === 'identity') return raw;
+  if (encoding !== 'gzip' && encoding !== 'deflate') {
+    throw new InputError(`content-encoding ${JSON.stringify(encoding)} is not supported (gzip, deflate or none)`);
+  }
+  try {
+    return await (encoding === 'gzip' ? gunzip : inflate)(raw, { maxOutputLength: limit });
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
+    throw new InputError(`body: not valid ${encoding} data`);
+  }
+}
+
+function bitcoinBlockBody(req: IncomingMessage, raw: Buffer, query: string): Buffer {
+  const type = req.headers['content-type'] ?? '';
+  if (type.startsWith('application/octet-stream')) {
+    // Raw serialized block bytes, the height in `?height=`.
+    const height = z.coerce
+      .number()
+      .int()
+      .nonnegative()
+      .safeParse(new URLSearchParams(query).get('height') ?? undefined);
+    if (!height.success) {
+      throw new InputError('query parameter height: a block height (non-negative integer) is required with a raw block body');
+    }
+    if (raw.length === 0) throw new InputError('body: the serialized block is empty');
+    return Buffer.from(JSON.stringify({ block_height: height.data, raw_block: raw.toString('hex') }));
+  }
+  const parsed = newBitcoinBlockSchema.safeParse(parseJson(raw));
+  if (!parsed.success) throw new InputError(`body: ${describeIssues(parsed.error)}`);
+  return raw;
+}
+
+function parseJson(raw: Buffer): unknown {
+  if (raw.length === 0) throw new InputError('body: a JSON body is required');
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch (err) {
+    throw new InputError(`body: not valid JSON (${(err as Error).message})`);
+  }
+}
+
+function isJson(raw: Buffer): boolean {
+  if (raw.length === 0) return false;
+  try {
+    JSON.parse(raw.toString('utf8'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
+
+/** `512mb`, `100kb`, `1gb` or a plain number of bytes. */
+export function parseByteSize(value: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?\s*$/i.exec(value);
+  if (!m) throw new Error(`not a byte size: ${JSON.stringify(value)} (e.g. 512mb, 100kb, 1048576)`);
+  return Math.floor(Number(m[1]) * UNITS[(m[2] ?? 'b').toLowerCase()]!);
+}
