@@ -20,7 +20,7 @@ export interface MessageApplierOptions {
   /** Topic name as stored in consumer_positions (without any test prefix). */
   positionKey: string;
   handle: EnvelopeHandler;
-  /** Runs inside the batch's transaction after its last record, before the position is written. */
+  /** Runs inside the batch's transaction after its last record, just before it commits. */
   beforeCommit?: (trx: Knex.Transaction) => Promise<void>;
   /** Runs before each attempt at a batch (state kept across records must start empty). */
   onBatchStart?: () => void;
@@ -34,10 +34,19 @@ export interface MessageApplierOptions {
  * is redone record by record only when something in it fails. Records at or below the stored position
  * are skipped (redelivery).
  */
-const LOCK_POSITION_SQL = `SELECT set_config('synchronous_commit', 'off', true) AS synchronous_commit,
-  (SELECT position FROM consumer_positions WHERE topic = $1 FOR UPDATE) AS position`;
-const STORE_POSITION_SQL = `INSERT INTO consumer_positions (topic, position, updated_at) VALUES ($1, $2, now())
-  ON CONFLICT (topic) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at`;
+/**
+ * The first statement of every batch, in one round trip: turns off the wait for the WAL flush (the bus is the
+ * durable source of truth and the position commits with the data, so a commit lost in a PostgreSQL crash is simply
+ * consumed again), locks the position row, reads where the previous batch ended (`previous`, from before this
+ * update), and moves the position to the batch's last record. Writing the position first is safe: the transaction
+ * either commits every record of the batch (applied or dead-lettered) or none. When another indexer holds the lock,
+ * this waits and then sees that indexer's committed position.
+ */
+const TAKE_POSITION_SQL = `UPDATE consumer_positions c
+  SET position = GREATEST(c.position, $2::bigint), updated_at = now()
+  FROM (SELECT position, set_config('synchronous_commit', 'off', true) FROM consumer_positions WHERE topic = $1 FOR UPDATE) previous
+  WHERE c.topic = $1
+  RETURNING previous.position AS previous`;
 
 export class MessageApplier {
   private readonly applied: Counter<'path'>;
@@ -134,20 +143,20 @@ export class MessageApplier {
     let last: bigint | null = null;
     this.opts.onBatchStart?.();
     await this.opts.db.transaction(async (trx) => {
-      // The bus is the durable source of truth and the position commits with the data, so a lost
-      // commit after a PostgreSQL crash is simply consumed again: no need to wait for the WAL flush.
-      // Set together with taking the position's row lock, in one round trip.
-      const [row] = await runPrepared<{ position: string | null }>(trx, LOCK_POSITION_SQL, [this.opts.positionKey]);
-      const stored = row?.position != null ? BigInt(row.position) : -1n;
+      const batchEnd = records[records.length - 1]!.position.toString();
+      let [row] = await runPrepared<{ previous: string }>(trx, TAKE_POSITION_SQL, [this.opts.positionKey, batchEnd]);
+      if (!row) {
+        // No position row yet (`ensurePositionRow` normally made it): make it, then take it.
+        await trx('consumer_positions').insert({ topic: this.opts.positionKey, position: '-1' }).onConflict('topic').ignore();
+        [row] = await runPrepared<{ previous: string }>(trx, TAKE_POSITION_SQL, [this.opts.positionKey, batchEnd]);
+      }
+      const stored = BigInt(row!.previous);
       for (const record of records) {
         if (record.position <= stored) continue;
         counts.push(isolate ? await this.applyIsolated(trx, record) : await this.applyDirect(trx, record));
         last = record.position;
       }
       await this.opts.beforeCommit?.(trx);
-      if (last !== null) {
-        await runPrepared(trx, STORE_POSITION_SQL, [this.opts.positionKey, (last as bigint).toString()]);
-      }
     });
     return { counts, last };
   }
