@@ -35,6 +35,31 @@ describe.each(['kafka', 'postgres'] as const)('replaying the recorded node event
         expect(block.body).toMatchObject({ height: expected.height, index_block_hash: expected.indexBlockHash, canonical: true });
       });
 
+      it('keeps the per-address history equal to its definition over the canonical chain, totals included', async () => {
+        const definition = `SELECT p.address, tx.block_height, coalesce(tx.microblock_sequence, 2147483647) AS microblock_sequence,
+                                  tx.tx_index, tx.tx_id, tx.index_block_hash
+             FROM txs tx,
+                  LATERAL (VALUES (tx.sender_address), (tx.sponsor_address), (tx.payload->>'recipient_address'), (tx.contract_id)) p(address)
+             WHERE tx.canonical AND p.address IS NOT NULL
+             UNION
+             SELECT p.address, tx.block_height, coalesce(tx.microblock_sequence, 2147483647), tx.tx_index, tx.tx_id, tx.index_block_hash
+             FROM events e JOIN txs tx ON tx.tx_id = e.tx_id AND tx.index_block_hash = e.index_block_hash,
+                  LATERAL (VALUES (e.sender), (e.recipient), (e.locked_address)) p(address)
+             WHERE tx.canonical AND e.committed AND p.address IS NOT NULL`;
+        const stored = 'SELECT address, block_height, microblock_sequence, tx_index, tx_id, index_block_hash FROM address_txs';
+        const missing = await sys.db.raw(`(${definition}) EXCEPT (${stored})`);
+        const extra = await sys.db.raw(`(${stored}) EXCEPT (${definition})`);
+        expect({ missing: missing.rows, extra: extra.rows }).toEqual({ missing: [], extra: [] });
+        expect(Number((await sys.db.raw(`SELECT count(*) AS n FROM (${definition}) d`)).rows[0].n)).toBeGreaterThan(0);
+        const totals = await sys.db.raw(
+          `SELECT coalesce(c.address, h.address) AS address, c.tx_count, h.n
+           FROM (SELECT * FROM address_tx_counts WHERE tx_count <> 0) c
+           FULL JOIN (SELECT address, count(*)::int AS n FROM address_txs GROUP BY address) h ON h.address = c.address
+           WHERE c.tx_count IS DISTINCT FROM h.n`,
+        );
+        expect(totals.rows).toEqual([]);
+      });
+
       it('dead-letters nothing', async () => {
         const dead = await sys.db('dead_letters').select('path', 'reason');
         expect(dead).toEqual([]);

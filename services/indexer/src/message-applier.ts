@@ -20,10 +20,6 @@ export interface MessageApplierOptions {
   /** Topic name as stored in consumer_positions (without any test prefix). */
   positionKey: string;
   handle: EnvelopeHandler;
-  /** Runs inside the batch's transaction after its last record, just before it commits. */
-  beforeCommit?: (trx: Knex.Transaction) => Promise<void>;
-  /** Runs before each attempt at a batch (state kept across records must start empty). */
-  onBatchStart?: () => void;
 }
 
 /**
@@ -141,7 +137,6 @@ export class MessageApplier {
   private async runBatch(records: BusRecord[], isolate: boolean): Promise<BatchOutcome> {
     const counts: BatchOutcome['counts'] = [];
     let last: bigint | null = null;
-    this.opts.onBatchStart?.();
     await this.opts.db.transaction(async (trx) => {
       const batchEnd = records[records.length - 1]!.position.toString();
       let [row] = await runPrepared<{ previous: string }>(trx, TAKE_POSITION_SQL, [this.opts.positionKey, batchEnd]);
@@ -156,7 +151,6 @@ export class MessageApplier {
         counts.push(isolate ? await this.applyIsolated(trx, record) : await this.applyDirect(trx, record));
         last = record.position;
       }
-      await this.opts.beforeCommit?.(trx);
     });
     return { counts, last };
   }
@@ -177,12 +171,9 @@ export class MessageApplier {
     }
     try {
       await trx.transaction((sp) => this.opts.handle(sp, envelope));
-      // On this path nothing deferred may outlive its record: a later record's savepoint could roll it back.
-      await this.opts.beforeCommit?.(trx);
       return ['applied', envelope.path];
     } catch (err) {
       if (isRetriable(err)) throw err;
-      this.opts.onBatchStart?.();
       this.opts.logger.error({ err, position: record.position.toString(), path: envelope.path }, 'message dead-lettered');
       await this.recordDeadLetter(trx, record, envelope.path, describe(err));
       return ['dead', envelope.path];

@@ -3,22 +3,17 @@ import type { Logger } from 'pino';
 import type { Envelope } from '@bda/bus';
 import { applyAttachments } from './apply-attachments';
 import { applyNewBlock } from './apply-block';
-import { DeferredReadModels } from './read-models';
 import { applyBurnBlock } from './apply-burn-block';
 import { applyDropMempoolTxs, applyNewMempoolTxs } from './apply-mempool';
 import { applyNewMicroblocks } from './apply-microblocks';
 import type { NodeAttachment, NodeBlock, NodeBurnBlock, NodeDropMempoolTx, NodeMicroblocks } from './node-payloads';
 
-/**
- * Dispatches `stacks.node-events` envelopes by the observer path they came in on. The read models of
- * blocks that simply extend the tip are written once per batch (`flush`), not once per block.
- */
+/** Dispatches `stacks.node-events` envelopes by the observer path they came in on. */
 export function stacksEventHandler(logger: Logger) {
-  const readModels = new DeferredReadModels();
   const handle = async (trx: Knex.Transaction, env: Envelope): Promise<void> => {
     switch (env.path) {
       case '/new_block':
-        await applyNewBlock(trx, env.body as NodeBlock, env.received_at, readModels);
+        await applyNewBlock(trx, env.body as NodeBlock, env.received_at);
         return;
       case '/new_burn_block':
         await applyBurnBlock(trx, env.body as NodeBurnBlock);
@@ -40,9 +35,5 @@ export function stacksEventHandler(logger: Logger) {
         return;
     }
   };
-  return {
-    handle,
-    beforeCommit: (trx: Knex.Transaction) => readModels.flush(trx),
-    onBatchStart: () => readModels.reset(),
-  };
+  return { handle };
 }
