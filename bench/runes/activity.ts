@@ -1,9 +1,14 @@
 /**
  * Block activity endpoint benchmark (not a test): `GET /runes/v1/blocks/{block}/activity` over a ledger of
  * 1,000,900 activity rows (one 900-row block, a hundred 10,000-row blocks), requests/s and p50/p99 latency with
- * BENCH_CONNECTIONS connections, directly on the api and through the gateway (rate limiting off), side by side with
- * the bars: ≥ 4× 471 req/s (900-row block), ≥ 20× 83 req/s (10,000-row block), ≥ 100× 8 req/s (block named by
- * hash) — the reference service's figures. Prints figures and ratios; asserts nothing.
+ * BENCH_CONNECTIONS connections, side by side with the bars: ≥ 4× 471 req/s (900-row block), ≥ 20× 83 req/s
+ * (10,000-row block), ≥ 100× 8 req/s (block named by hash) — the reference service's figures. Prints figures and
+ * ratios; asserts nothing. Three columns:
+ *   - direct: the api (API_WORKERS=BENCH_API_WORKERS, default 1; LOG_LEVEL=info, so one access line per request);
+ *   - gateway, lean: one gateway worker with rate limiting and access log off, anonymous requests;
+ *   - gateway, as deployed: one gateway worker, requests with an API key (custom limit high enough never to
+ *     trigger), the Redis rate limiter (a local redis-server; the in-memory limiter when there is none) and the
+ *     access log on — the work every user's request costs.
  *
  * The rows are generated in SQL (generate_series) straight into the ledger tables, numbered as the indexer numbers
  * them. Load: Debian's `wrk` when installed (apt-get install wrk), else a small keep-alive Node generator.
@@ -18,12 +23,14 @@ import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createDb, migrateLatest } from '@bda/db';
-import { createTestDatabase, freePort, startPostgres } from '@bda/test-support';
+import { createTestDatabase, freePort, startPostgres, startRedis } from '@bda/test-support';
+import { createKey } from '../../services/gateway/src/keys/key-repository';
 import { startService, stopService, waitForHttp, type ServiceProcess } from '../../scripts/lib/service-process';
 
 const ROOT = join(import.meta.dirname, '../..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const API_WORKERS = process.env.BENCH_API_WORKERS ?? '1';
 const SMALL_ROWS = 900;
 const BIG_ROWS = 10_000;
 const BIG_BLOCKS = 100;
@@ -48,9 +55,12 @@ function hasWrk(): boolean {
 
 const toMs = (value: string, unit: string) => Number(value) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : 1);
 
-function wrk(url: string, seconds: number): Promise<Load> {
+type Headers = Record<string, string>;
+
+function wrk(url: string, seconds: number, headers: Headers = {}): Promise<Load> {
   return new Promise((resolve, reject) => {
-    const child = spawn('wrk', ['-t2', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', url], {
+    const h = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
+    const child = spawn('wrk', ['-t2', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', ...h, url], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
@@ -74,7 +84,7 @@ function wrk(url: string, seconds: number): Promise<Load> {
 }
 
 /** Fallback: CONNECTIONS keep-alive loops for `seconds`. */
-async function nodeLoad(url: string, seconds: number): Promise<Load> {
+async function nodeLoad(url: string, seconds: number, headers: Headers = {}): Promise<Load> {
   const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   const latencies: number[] = [];
   let errors = 0;
@@ -82,7 +92,7 @@ async function nodeLoad(url: string, seconds: number): Promise<Load> {
   const one = () =>
     new Promise<void>((resolve) => {
       const t0 = process.hrtime.bigint();
-      const req = request(url, { agent }, (res) => {
+      const req = request(url, { agent, headers }, (res) => {
         res.resume();
         res.on('end', () => {
           if (res.statusCode !== 200) errors++;
@@ -171,15 +181,13 @@ async function main(): Promise<void> {
   const stops: Array<() => Promise<void>> = [];
   const procs: ServiceProcess[] = [];
   try {
+    const dir = join(ROOT, '.tmp', `bench-runes-activity-${process.pid}`);
+    stops.push(async () => rmSync(dir, { recursive: true, force: true }));
     let serverUrl = process.env.DATABASE_URL;
     if (!serverUrl) {
-      const dir = join(ROOT, '.tmp', `bench-runes-activity-${process.pid}`);
       const pg = await startPostgres({ dataDir: join(dir, 'pg'), fresh: true });
       serverUrl = pg.url;
-      stops.push(async () => {
-        await pg.stop();
-        rmSync(dir, { recursive: true, force: true });
-      });
+      stops.unshift(() => pg.stop());
     }
     const databaseUrl = await createTestDatabase(serverUrl, 'bench_runes');
     await seed(databaseUrl);
@@ -189,33 +197,53 @@ async function main(): Promise<void> {
     };
     await db.destroy();
 
+    let redisUrl: string | undefined;
+    try {
+      const redis = await startRedis({ dataDir: join(dir, 'redis') });
+      redisUrl = redis.url;
+      stops.unshift(() => redis.stop());
+    } catch (err) {
+      console.log(`no Redis (${(err as Error).message.split('\n')[0]}): the as-deployed gateway limits in memory`);
+    }
+
     const apiPort = await freePort();
-    const gatewayPort = await freePort();
+    const leanPort = await freePort();
+    const deployedPort = await freePort();
     const quiet = () => {};
-    const common = { DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', KAFKA_BROKERS: '', REDIS_URL: undefined };
-    procs.push(startService('api', { ...common, API_PORT: String(apiPort), API_HOST: '127.0.0.1' }, quiet));
-    await waitForHttp(`http://127.0.0.1:${apiPort}/readyz`);
+    const common = { DATABASE_URL: databaseUrl, KAFKA_BROKERS: '', REDIS_URL: undefined };
     procs.push(
+      startService('api', { ...common, LOG_LEVEL: 'info', API_PORT: String(apiPort), API_HOST: '127.0.0.1', API_WORKERS }, quiet),
+    );
+    await waitForHttp(`http://127.0.0.1:${apiPort}/readyz`);
+    const gateway = (port: number, env: Record<string, string | undefined>) =>
       startService(
         'gateway',
         {
           ...common,
-          GATEWAY_PORT: String(gatewayPort),
+          GATEWAY_PORT: String(port),
           HOST: '127.0.0.1',
           GATEWAY_WORKERS: '1',
           API_URLS: `http://127.0.0.1:${apiPort}`,
           NODE_RPC_URLS: 'http://127.0.0.1:9',
-          RATE_LIMIT_ENABLED: 'false',
-          ACCESS_LOG: 'false',
+          ...env,
         },
         quiet,
-      ),
-    );
-    await waitForHttp(`http://127.0.0.1:${gatewayPort}/healthz`);
+      );
+    procs.push(gateway(leanPort, { LOG_LEVEL: 'warn', RATE_LIMIT_ENABLED: 'false', ACCESS_LOG: 'false' }));
+    await waitForHttp(`http://127.0.0.1:${leanPort}/healthz`);
+    procs.push(gateway(deployedPort, { LOG_LEVEL: 'info', RATE_LIMIT_ENABLED: 'true', ACCESS_LOG: 'true', REDIS_URL: redisUrl }));
+    await waitForHttp(`http://127.0.0.1:${deployedPort}/healthz`);
+    // The gateway has migrated its schema by now: a key whose own limits the benchmark never reaches.
+    const keysDb = createDb({ connectionString: databaseUrl, maxConnections: 1 });
+    const { key } = await createKey(keysDb, { owner: 'bench', rateLimitPerMinute: 1_000_000_000, burstPerSecond: 100_000_000 });
+    await keysDb.destroy();
 
     const load = hasWrk() ? wrk : nodeLoad;
     console.log(
-      `load: ${hasWrk() ? 'wrk' : 'node'} with ${CONNECTIONS} connections, ${SECONDS} s per run, loopback; ${availableParallelism()} cores shared by the load generator, gateway, api and PostgreSQL; load average ${loadavg()[0]!.toFixed(2)}\n`,
+      `load: ${hasWrk() ? 'wrk' : 'node'} with ${CONNECTIONS} connections, ${SECONDS} s per run, loopback; ${availableParallelism()} cores shared by the load generator, gateway, api and PostgreSQL; api workers ${API_WORKERS}; load average ${loadavg()[0]!.toFixed(2)}`,
+    );
+    console.log(
+      `gateway, lean: rate limiting and access log off, no key; as deployed: API key, ${redisUrl ? 'Redis' : 'in-memory'} rate limiter, access log on\n`,
     );
     const scenarios: Array<{ name: string; path: string; reference?: number; factor?: number }> = [
       { name: '900-row block, by height', path: '/runes/v1/blocks/1/activity', reference: 471, factor: 4 },
@@ -227,33 +255,37 @@ async function main(): Promise<void> {
         path: '/runes/v1/blocks/50/activity?operation=send,receive&offset=3000',
       },
     ];
-    const header = `${'scenario'.padEnd(54)} ${'target'.padStart(9)} | ${'direct req/s'.padStart(12)} ${'p50'.padStart(7)} ${'p99'.padStart(7)} ${'×ref'.padStart(7)} | ${'gateway req/s'.padStart(13)} ${'p50'.padStart(7)} ${'p99'.padStart(7)} ${'×ref'.padStart(7)}`;
+    const targets: Array<{ port: number; headers: Headers }> = [
+      { port: apiPort, headers: {} },
+      { port: leanPort, headers: {} },
+      { port: deployedPort, headers: { 'x-api-key': key } },
+    ];
+    const columns = ['direct', 'gateway, lean', 'gateway, as deployed'];
+    const header = `${'scenario'.padEnd(54)} ${'target'.padStart(7)} | ${columns
+      .map((c) => `${c.padStart(20)} ${'p50'.padStart(7)} ${'p99'.padStart(7)} ${'×ref'.padStart(6)}`)
+      .join(' | ')}`;
     console.log(header);
     console.log('-'.repeat(header.length));
     for (const s of scenarios) {
       const results: Load[] = [];
-      for (const port of [apiPort, gatewayPort]) {
-        const url = `http://127.0.0.1:${port}${s.path}`;
-        const check = await fetch(url);
+      for (const t of targets) {
+        const url = `http://127.0.0.1:${t.port}${s.path}`;
+        const check = await fetch(url, { headers: t.headers });
         if (check.status !== 200) throw new Error(`${url} answered ${check.status}: ${await check.text()}`);
         await check.arrayBuffer();
-        await load(url, Math.min(2, SECONDS)); // warm-up
-        results.push(await load(url, SECONDS));
+        await load(url, Math.min(2, SECONDS), t.headers); // warm-up
+        results.push(await load(url, SECONDS, t.headers));
       }
       const target = s.reference && s.factor ? s.reference * s.factor : undefined;
       const cell = (r: Load) =>
-        `${r.rps.toFixed(0).padStart(12)} ${`${r.p50.toFixed(1)}ms`.padStart(7)} ${`${r.p99.toFixed(1)}ms`.padStart(7)} ${
-          s.reference ? `${(r.rps / s.reference).toFixed(1)}×`.padStart(7) : ''.padStart(7)
+        `${r.rps.toFixed(0).padStart(20)} ${`${r.p50.toFixed(1)}ms`.padStart(7)} ${`${r.p99.toFixed(1)}ms`.padStart(7)} ${
+          s.reference ? `${(r.rps / s.reference).toFixed(1)}×`.padStart(6) : ''.padStart(6)
         }${r.errors ? ` (${r.errors} errors)` : ''}`;
       const targetText = target ? `≥${target}` : '—';
-      console.log(
-        `${s.name.padEnd(54)} ${targetText.padStart(9)} | ${cell(results[0]!)} | ${cell(results[1]!).replace(/^ /, '  ')}`,
-      );
+      console.log(`${s.name.padEnd(54)} ${targetText.padStart(7)} | ${results.map(cell).join(' | ')}`);
       if (target) {
-        const met = results.map((r) => (r.rps >= target ? 'met' : 'NOT met'));
-        console.log(
-          `${''.padEnd(54)} ${`(${s.factor}× ${s.reference})`.padStart(9)} | bar ${met[0]!.padEnd(40)} | bar ${met[1]}`,
-        );
+        const met = results.map((r) => `bar ${r.rps >= target ? 'met' : 'NOT met'}`.padStart(20).padEnd(43));
+        console.log(`${''.padEnd(54)} ${`${s.factor}×${s.reference}`.padStart(7)} | ${met.join(' | ')}`);
       }
     }
     console.log(`\nload average at the end ${loadavg()[0]!.toFixed(2)} (other work on the machine skews the figures)`);

@@ -76,6 +76,8 @@ export class TestSystem {
       KAFKA_BROKERS: kafka,
       BUS_TOPIC_PREFIX: this.topicPrefix,
       LOG_LEVEL: 'info',
+      // One api process: a 2-core test machine gains nothing from a worker per CPU (API_WORKERS).
+      API_WORKERS: '1',
       ...this.opts.env,
     };
     switch (name) {

@@ -7,3 +7,5 @@ export * from './health-router';
 export * from './request-id';
 export * from './access-log';
 export * from './listen';
+export * from './cluster-metrics';
+export * from './cluster-primary';

@@ -13,3 +13,11 @@ export function requestId(): RequestHandler {
     next();
   };
 }
+
+/**
+ * The id `requestId()` would use for a request with this `x-request-id` header: the header when sane, else a new
+ * one. For servers that answer some paths without express.
+ */
+export function resolveRequestId(incoming: string | string[] | undefined): string {
+  return typeof incoming === 'string' && VALID.test(incoming) ? incoming : randomUUID();
+}

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -13,12 +14,15 @@ import type { RouteContext } from './routes/context';
 import { docsRouter } from './routes/docs';
 import { statusRouter } from './routes/status';
 import { transactionsRouter } from './routes/transactions';
-import { runesRouter } from './runes';
+import { expressRouter, type GetRoute, plainRoutes } from './plain-routes';
+import { knexRunesDb, runesRoutes, type RunesDb } from './runes';
 import { SERVER_VERSION } from './version';
 
 export interface ApiDeps {
   /** Read-only access to the indexer's database (may be a replica). */
   db: Knex;
+  /** Where the `/runes/v1` reads run (the api process: their own pool, see `createRunesDb`); `db` when omitted. */
+  runesDb?: RunesDb;
   logger: Logger;
   metrics: Registry;
   /** True once shutdown started: readiness turns 503. */
@@ -29,16 +33,23 @@ export interface ApiDeps {
   schemasDir?: string;
   /** `server_version` of `GET /extended`. */
   serverVersion?: string;
+  /** The `/metrics` text when it is not `metrics` alone (a cluster worker answers for every worker). */
+  metricsText?: () => Promise<string>;
 }
 
-function httpMetrics(metrics: Registry): RequestHandler {
-  const duration = new Histogram({
+type DurationHistogram = Histogram<'method' | 'route' | 'status'>;
+
+function durationHistogram(metrics: Registry): DurationHistogram {
+  return new Histogram({
     name: 'api_http_request_duration_seconds',
     help: 'HTTP request duration by route template, method and status',
     labelNames: ['method', 'route', 'status'],
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [metrics],
   });
+}
+
+function httpMetrics(duration: DurationHistogram): RequestHandler {
   return (req, res, next) => {
     const stop = duration.startTimer();
     res.on('finish', () => {
@@ -55,6 +66,25 @@ function httpMetrics(metrics: Registry): RequestHandler {
  * error is `{error, message}` JSON; unknown routes are 404 JSON.
  */
 export function buildApp(deps: ApiDeps): Express {
+  return createApp(deps, durationHistogram(deps.metrics), runesRoutes({ db: deps.runesDb ?? knexRunesDb(deps.db) }));
+}
+
+/**
+ * The api's request listener (what the process serves): the `/runes/v1` GET routes on plain node:http (see
+ * `plain-routes.ts`: express costs more CPU than those queries), everything else through the express app of
+ * `buildApp`.
+ */
+export function buildRequestListener(deps: ApiDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  const duration = durationHistogram(deps.metrics);
+  const runes = runesRoutes({ db: deps.runesDb ?? knexRunesDb(deps.db) });
+  const app = createApp(deps, duration, runes);
+  const plain = plainRoutes(runes, { logger: deps.logger, duration });
+  return (req, res) => {
+    if (!plain(req, res)) app(req, res);
+  };
+}
+
+function createApp(deps: ApiDeps, duration: DurationHistogram, runes: GetRoute[]): Express {
   const limits = deps.pageLimits ?? DEFAULT_PAGE_LIMITS;
   const document = bundleOpenApi(loadSchemaSources(deps.schemasDir), limits);
   const ctx: RouteContext = { db: deps.db, limits, serverVersion: deps.serverVersion ?? SERVER_VERSION };
@@ -66,6 +96,12 @@ export function buildApp(deps: ApiDeps): Express {
   // `?a=1&a=2` → array (rejected as repeated), no nested objects.
   app.set('query parser', 'simple');
   app.use(requestId());
+  const metricsText = deps.metricsText;
+  if (metricsText) {
+    app.get('/metrics', async (_req, res) => {
+      res.set('content-type', deps.metrics.contentType).send(await metricsText());
+    });
+  }
   app.use(
     healthRouter({
       isReady: () => isDbReachable(deps.db),
@@ -74,7 +110,7 @@ export function buildApp(deps: ApiDeps): Express {
     }),
   );
   app.use(accessLog(deps.logger));
-  app.use(httpMetrics(deps.metrics));
+  app.use(httpMetrics(duration));
   app.use((_req, res, next) => {
     // Default for everything (errors included); chain reads replace it with a tip-validated policy.
     res.set('Cache-Control', 'no-store');
@@ -85,7 +121,7 @@ export function buildApp(deps: ApiDeps): Express {
   app.use(blocksRouter(ctx));
   app.use(transactionsRouter(ctx));
   app.use(addressRouter(ctx));
-  app.use(runesRouter({ db: deps.db }));
+  app.use(expressRouter(runes));
   app.use(notFoundHandler());
   app.use(dbErrorMiddleware(deps.logger));
   app.use(errorMiddleware(deps.logger));

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { loadApiEnv, pageLimitsFromEnv } from './env';
 
@@ -17,6 +18,12 @@ describe('loadApiEnv', () => {
     expect(env.API_PORT).toBe(4000);
     expect(env.DATABASE_URL).toBe('postgres://x/y');
     expect(pageLimitsFromEnv(env).block.max).toBe(50);
+  });
+
+  it('runs one worker per CPU unless API_WORKERS says otherwise', () => {
+    expect(loadApiEnv({}).API_WORKERS).toBe(availableParallelism());
+    expect(loadApiEnv({ API_WORKERS: '1' }).API_WORKERS).toBe(1);
+    expect(() => loadApiEnv({ API_WORKERS: '0' })).toThrow(/API_WORKERS/);
   });
 
   it('lists every problem at once', () => {

@@ -1,12 +1,28 @@
-import { closeServer, createLogger, createMetricsRegistry, listen, ShutdownRegistry } from '@bda/common';
+/**
+ * Entry point of the api: `node --import tsx services/api/src/main.ts`. Serves with API_WORKERS processes
+ * (node:cluster; 1 = this process alone), each with its own database pools and ordered shutdown.
+ */
+import cluster from 'node:cluster';
+import { createServer } from 'node:http';
+import {
+  closeServer,
+  clusterWorkerMetrics,
+  createLogger,
+  createMetricsRegistry,
+  runClusterPrimary,
+  serveClusterMetrics,
+  ShutdownRegistry,
+} from '@bda/common';
 import { createDb } from '@bda/db';
-import { buildApp } from './build-app';
+import { buildRequestListener } from './build-app';
 import { loadApiEnv, pageLimitsFromEnv } from './env';
+import { createRunesDb } from './runes';
 
-/** Entry point: config, database pool (read-only use), HTTP server, ordered shutdown. */
-async function main(): Promise<void> {
-  const env = loadApiEnv();
-  const logger = createLogger('api', env.LOG_LEVEL);
+const env = loadApiEnv();
+const logger = createLogger('api', env.LOG_LEVEL);
+
+/** One serving process (the only one, or a cluster worker): database pools, HTTP server, ordered shutdown. */
+async function serve(mode: 'single' | 'worker'): Promise<void> {
   const shutdown = new ShutdownRegistry(logger);
   shutdown.installSignalHandlers();
   const db = createDb({
@@ -15,22 +31,47 @@ async function main(): Promise<void> {
     applicationName: 'bda-api',
     statementTimeoutMs: env.API_STATEMENT_TIMEOUT_MS,
   });
-  const app = buildApp({
-    db,
-    logger,
-    metrics: createMetricsRegistry('api'),
-    isShuttingDown: () => shutdown.isShuttingDown,
-    pageLimits: pageLimitsFromEnv(env),
-    schemasDir: env.API_SCHEMAS_DIR,
+  const runesDb = createRunesDb({
+    connectionString: env.DATABASE_URL,
+    max: env.API_DB_POOL,
+    applicationName: 'bda-api-runes',
+    statementTimeoutMs: env.API_STATEMENT_TIMEOUT_MS,
   });
+  const metrics = createMetricsRegistry('api');
+  const server = createServer(
+    buildRequestListener({
+      db,
+      runesDb,
+      logger,
+      metrics,
+      metricsText: mode === 'worker' ? clusterWorkerMetrics(metrics, 'api') : undefined,
+      isShuttingDown: () => shutdown.isShuttingDown,
+      pageLimits: pageLimitsFromEnv(env),
+      schemasDir: env.API_SCHEMAS_DIR,
+    }),
+  );
   // Listening does not wait for the database: /readyz stays 503 until it answers.
-  const { server, port } = await listen(app, env.API_PORT, env.API_HOST);
+  const port = await new Promise<number>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(env.API_PORT, env.API_HOST, () => {
+      const a = server.address();
+      resolve(typeof a === 'object' && a ? a.port : env.API_PORT);
+    });
+  });
   shutdown.register('intake', 'http', () => closeServer(server));
   shutdown.register('database', 'db pool', () => db.destroy());
-  logger.info({ port }, 'api listening');
+  shutdown.register('database', 'runes db pool', () => runesDb.close());
+  logger.info({ port, mode }, 'api listening');
+}
+
+async function main(): Promise<void> {
+  if (!cluster.isPrimary) return serve('worker');
+  if (env.API_WORKERS === 1) return serve('single');
+  serveClusterMetrics(cluster, 'api');
+  runClusterPrimary({ workers: env.API_WORKERS, logger, name: 'api' });
 }
 
 main().catch((err: unknown) => {
-  console.error(err);
+  logger.fatal({ err }, 'api failed to start');
   process.exit(1);
 });

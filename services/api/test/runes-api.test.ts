@@ -7,7 +7,7 @@ import { createDb, migrateLatest, RUNE_OPERATIONS, type RuneOperationName } from
 import { GENESIS_RUNE, parseSpacedRune, U128_MAX, U64_MAX } from '@bda/runes';
 import { createTestDatabase } from '@bda/test-support';
 import { fetchRunes } from './runes-schemas';
-import { runesRouter } from '../src/runes';
+import { createRunesDb, knexRunesDb, runesRouter, type RunesDb } from '../src/runes';
 import { startApi } from './support/api-harness';
 import { type SeedRow, seedLedger } from './runes-seed';
 
@@ -60,13 +60,17 @@ const SMALL_ROWS = randomRows(10, 7).map((r) => ({
 
 describe('/runes/v1', () => {
   let db: Knex;
+  /** The api's own pool for rune reads (generic plans), as in production. */
+  let runes: RunesDb;
   let server: Server;
   let base: string;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are schema-validated JSON that assertions read loosely
   const get = <T = any>(path: string) => fetchRunes<T>(base, path);
 
   beforeAll(async () => {
-    db = createDb({ connectionString: await createTestDatabase(inject('databaseUrl'), 'runes_api'), maxConnections: 4 });
+    const url = await createTestDatabase(inject('databaseUrl'), 'runes_api');
+    db = createDb({ connectionString: url, maxConnections: 4 });
+    runes = createRunesDb({ connectionString: url, max: 4 });
     await migrateLatest(db);
     await seedLedger(
       db,
@@ -126,7 +130,7 @@ describe('/runes/v1', () => {
     );
     const app = express();
     app.set('query parser', 'simple');
-    app.use(runesRouter({ db, serverVersion: 'test' }));
+    app.use(runesRouter({ db: runes, serverVersion: 'test' }));
     app.use(notFoundHandler());
     app.use(errorMiddleware(createLogger('runes-api-test', 'silent')));
     const listening = await listen(app, 0, '127.0.0.1');
@@ -135,6 +139,7 @@ describe('/runes/v1', () => {
   });
   afterAll(async () => {
     if (server) await closeServer(server);
+    await runes?.close();
     await db?.destroy();
   });
 
@@ -445,10 +450,41 @@ describe('/runes/v1', () => {
     });
   });
 
+  it('reads with generic plans on its own pool, and answers alike on a knex pool', async () => {
+    const mode = await runes.query<{ mode: string }>("SELECT current_setting('plan_cache_mode') AS mode", []);
+    expect(mode).toEqual([{ mode: 'force_generic_plan' }]);
+    // Numeric and int8 columns stay exact strings on this pool too.
+    expect(
+      await runes.query('SELECT ?::numeric AS n, ?::bigint AS b', [
+        '340282366920938463463374607431768211455',
+        '9007199254740993',
+      ]),
+    ).toEqual([{ n: '340282366920938463463374607431768211455', b: '9007199254740993' }]);
+    const app = express();
+    app.set('query parser', 'simple');
+    app.use(runesRouter({ db: knexRunesDb(db), serverVersion: 'test' }));
+    app.use(errorMiddleware(createLogger('runes-api-test', 'silent')));
+    const { server: s, port } = await listen(app, 0, '127.0.0.1');
+    try {
+      for (const path of [
+        '/runes/v1/blocks/840000/activity?offset=7&limit=60',
+        `/runes/v1/blocks/${H2}/activity`,
+        '/runes/v1/blocks/840000/activity?operation=send,receive&offset=20',
+        '/runes/v1/etchings',
+      ]) {
+        const viaKnex = await fetchRunes(`http://127.0.0.1:${port}`, path);
+        expect(viaKnex.status).toBe(200);
+        expect(viaKnex.body).toEqual((await get(path)).body);
+      }
+    } finally {
+      await closeServer(s);
+    }
+  });
+
   it('takes its page sizes from configuration', async () => {
     const app = express();
     app.set('query parser', 'simple');
-    app.use(runesRouter({ db, limits: { default: 5, max: 100 } }));
+    app.use(runesRouter({ db: runes, limits: { default: 5, max: 100 } }));
     app.use(errorMiddleware(createLogger('runes-api-test', 'silent')));
     const { server: s, port } = await listen(app, 0, '127.0.0.1');
     try {

@@ -1,2 +1,3 @@
 export * from './env';
 export * from './runes-router';
+export { createRunesDb, knexRunesDb, type RunesDb, type RunesPoolOptions } from './sql';

@@ -7,7 +7,7 @@
 import type { Knex } from 'knex';
 import { RUNE_OPERATIONS, type DbRune } from '@bda/db';
 import type { BlockParam, EtchingParam } from './params';
-import { query } from './sql';
+import type { RunesDb } from './sql';
 
 /**
  * The rune of activity row `a` and the block it is in, each looked up by primary key per row: a LATERAL subquery with
@@ -108,7 +108,7 @@ const BLOCK_ROW_COLUMNS = 'a.position, a.tx_index, a.tx_id, a.operation, a.addre
  * page starts at, and each listed operation contributes at most `limit` rows from there — O(log n + limit).
  */
 export async function blockActivity(
-  db: Knex,
+  db: RunesDb,
   block: BlockParam,
   operations: number[] | undefined,
   page: Page,
@@ -123,8 +123,7 @@ export async function blockActivity(
       op === undefined
         ? 'a.position >= ?::bigint AND a.position < ?::bigint ORDER BY a.position'
         : `a.operation = ${op} AND a.op_position >= ?::bigint AND a.op_position < ?::bigint ORDER BY a.op_position`;
-    rows = await query<Row>(
-      db,
+    rows = await db.query<Row>(
       `SELECT b.block_height, b.block_hash, b.block_time, ${total} AS total, p.*
        FROM rune_blocks b
        LEFT JOIN LATERAL (
@@ -146,8 +145,7 @@ export async function blockActivity(
             ORDER BY a.op_position LIMIT ?)`,
       )
       .join(' UNION ALL ');
-    rows = await query<Row>(
-      db,
+    rows = await db.query<Row>(
       `WITH RECURSIVE blk AS (
          SELECT block_height, block_hash, block_time, activity_count, ${names.map((n) => `${n}_count`).join(' + ')} AS total
          FROM rune_blocks WHERE ${cond}
@@ -204,16 +202,15 @@ function etchingCondition(etching: EtchingParam): [string, Knex.Value[]] {
 
 const TIP = '(SELECT block_height FROM rune_blocks ORDER BY block_height DESC LIMIT 1)';
 
-export async function runeByEtching(db: Knex, etching: EtchingParam): Promise<(RuneRow & { tip: number | null }) | undefined> {
+export async function runeByEtching(db: RunesDb, etching: EtchingParam): Promise<(RuneRow & { tip: number | null }) | undefined> {
   const [cond, values] = etchingCondition(etching);
-  const rows = await query<RuneRow & { tip: number | null }>(db, `SELECT r.*, ${TIP} AS tip FROM runes r WHERE ${cond}`, values);
+  const rows = await db.query<RuneRow & { tip: number | null }>(`SELECT r.*, ${TIP} AS tip FROM runes r WHERE ${cond}`, values);
   return rows[0];
 }
 
 /** Newest first: rune numbers are dense, so the page is a number range. */
-export async function etchings(db: Knex, page: Page): Promise<Listing<RuneRow> & { tip: number | null }> {
-  const rows = await query<Partial<RuneRow> & { total: number; tip: number | null }>(
-    db,
+export async function etchings(db: RunesDb, page: Page): Promise<Listing<RuneRow> & { tip: number | null }> {
+  const rows = await db.query<Partial<RuneRow> & { total: number; tip: number | null }>(
     `WITH c AS (SELECT coalesce((SELECT number FROM runes ORDER BY number DESC LIMIT 1) + 1, 0) AS total, ${TIP} AS tip)
      SELECT c.total, c.tip, p.* FROM c LEFT JOIN LATERAL (
        SELECT * FROM runes WHERE number <= c.total - 1 - ?::bigint AND number >= c.total - ?::bigint - ?::bigint ORDER BY number DESC
@@ -232,13 +229,12 @@ const newestFirst = (seq: string, count: string) =>
 
 /** A rune's activity, newest first; `undefined` for an unknown rune. */
 export async function runeActivity(
-  db: Knex,
+  db: RunesDb,
   etching: EtchingParam,
   page: Page,
 ): Promise<(Listing<ActivityRow> & { rune: RuneRow }) | undefined> {
   const [cond, values] = etchingCondition(etching);
-  const rows = await query<Record<string, unknown>>(
-    db,
+  const rows = await db.query<Record<string, unknown>>(
     `WITH r AS (SELECT * FROM runes WHERE ${cond})
      SELECT ${RUNE_AS_PREFIXED}, r.activity_count AS total, p.* FROM r LEFT JOIN LATERAL (
        SELECT ${ACTIVITY}, b.block_hash, b.block_time
@@ -252,14 +248,13 @@ export async function runeActivity(
 
 /** A rune's activity for one address, newest first; `undefined` for an unknown rune. */
 export async function runeAddressActivity(
-  db: Knex,
+  db: RunesDb,
   etching: EtchingParam,
   address: string,
   page: Page,
 ): Promise<(Listing<ActivityRow> & { rune: RuneRow }) | undefined> {
   const [cond, values] = etchingCondition(etching);
-  const rows = await query<Record<string, unknown>>(
-    db,
+  const rows = await db.query<Record<string, unknown>>(
     `WITH r AS (SELECT * FROM runes WHERE ${cond}),
      c AS (SELECT r.number, coalesce((SELECT activity_count FROM rune_balances WHERE rune_number = r.number AND address = ?), 0) AS n FROM r)
      SELECT ${RUNE_AS_PREFIXED}, c.n AS total, p.* FROM r CROSS JOIN c LEFT JOIN LATERAL (
@@ -292,9 +287,8 @@ function withRune(rows: Array<Record<string, unknown>>): (Listing<ActivityRow> &
 }
 
 /** An address's activity (all runes), newest first. */
-export async function addressActivity(db: Knex, address: string, page: Page): Promise<Listing<ActivityRow>> {
-  const rows = await query<Partial<ActivityRow> & { total: string }>(
-    db,
+export async function addressActivity(db: RunesDb, address: string, page: Page): Promise<Listing<ActivityRow>> {
+  const rows = await db.query<Partial<ActivityRow> & { total: string }>(
     `WITH c AS (SELECT coalesce((SELECT activity_count FROM rune_addresses WHERE address = ?), 0) AS n)
      SELECT c.n AS total, p.* FROM c LEFT JOIN LATERAL (
        SELECT ${ACTIVITY}, b.block_hash, b.block_time, ${RUNE_REF}
@@ -310,9 +304,8 @@ export async function addressActivity(db: Knex, address: string, page: Page): Pr
 }
 
 /** A transaction's activity in chain order (its rows are one position range of its block). */
-export async function transactionActivity(db: Knex, txId: string, page: Page): Promise<Listing<ActivityRow>> {
-  const rows = await query<Partial<ActivityRow> & { total: number }>(
-    db,
+export async function transactionActivity(db: RunesDb, txId: string, page: Page): Promise<Listing<ActivityRow>> {
+  const rows = await db.query<Partial<ActivityRow> & { total: number }>(
     `WITH t AS (SELECT coalesce(max(activity_count), 0) AS n, max(block_height) AS h, max(first_position) AS f
                 FROM rune_txs WHERE tx_id = ?)
      SELECT t.n AS total, p.* FROM t LEFT JOIN LATERAL (
@@ -337,13 +330,12 @@ export interface HolderRow {
 
 /** A rune's holders by balance, largest first (the partial index on positive balances). */
 export async function runeHolders(
-  db: Knex,
+  db: RunesDb,
   etching: EtchingParam,
   page: Page,
 ): Promise<(Listing<HolderRow> & { rune: RuneRow }) | undefined> {
   const [cond, values] = etchingCondition(etching);
-  const rows = await query<Record<string, unknown>>(
-    db,
+  const rows = await db.query<Record<string, unknown>>(
     `WITH r AS (SELECT * FROM runes WHERE ${cond})
      SELECT ${RUNE_AS_PREFIXED}, p.* FROM r LEFT JOIN LATERAL (
        SELECT address, balance FROM rune_balances
@@ -365,13 +357,12 @@ export async function runeHolders(
 
 /** One holder's balance; `rune` undefined for an unknown rune, `holder` undefined when it holds none. */
 export async function runeHolder(
-  db: Knex,
+  db: RunesDb,
   etching: EtchingParam,
   address: string,
 ): Promise<{ rune?: RuneRow; holder?: HolderRow }> {
   const [cond, values] = etchingCondition(etching);
-  const rows = await query<Record<string, unknown>>(
-    db,
+  const rows = await db.query<Record<string, unknown>>(
     `WITH r AS (SELECT * FROM runes WHERE ${cond})
      SELECT ${RUNE_AS_PREFIXED}, b.address, b.balance FROM r
      LEFT JOIN rune_balances b ON b.rune_number = r.number AND b.address = ? AND b.balance > 0`,
@@ -386,9 +377,8 @@ export async function runeHolder(
 export type BalanceRow = RuneRefRow & { address: string; balance: string };
 
 /** An address's positive balances in rune number order. */
-export async function addressBalances(db: Knex, address: string, page: Page): Promise<Listing<BalanceRow>> {
-  const rows = await query<Partial<BalanceRow> & { total: number }>(
-    db,
+export async function addressBalances(db: RunesDb, address: string, page: Page): Promise<Listing<BalanceRow>> {
+  const rows = await db.query<Partial<BalanceRow> & { total: number }>(
     `WITH c AS (SELECT coalesce((SELECT rune_count FROM rune_addresses WHERE address = ?), 0) AS n)
      SELECT c.n AS total, p.* FROM c LEFT JOIN LATERAL (
        SELECT a.address, a.balance, ${RUNE_REF}
@@ -402,9 +392,8 @@ export async function addressBalances(db: Knex, address: string, page: Page): Pr
   return { total: Number(rows[0]!.total), rows: list };
 }
 
-export async function runesTip(db: Knex): Promise<{ block_height: number; block_hash: string } | undefined> {
-  const rows = await query<{ block_height: number; block_hash: string }>(
-    db,
+export async function runesTip(db: RunesDb): Promise<{ block_height: number; block_hash: string } | undefined> {
+  const rows = await db.query<{ block_height: number; block_hash: string }>(
     'SELECT block_height, block_hash FROM rune_blocks ORDER BY block_height DESC LIMIT 1',
     [],
   );

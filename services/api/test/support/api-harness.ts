@@ -3,13 +3,14 @@
  * against the schema the OpenAPI document declares for its route and status (errors against ErrorResponse), so a
  * test that passes has also checked the response shapes.
  */
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { Knex } from 'knex';
-import { closeServer, createLogger, createMetricsRegistry, listen } from '@bda/common';
+import { closeServer, createLogger, createMetricsRegistry, type Logger } from '@bda/common';
 import { createDb, migrateLatest } from '@bda/db';
 import { createTestDatabase } from '@bda/test-support';
-import { buildApp } from '../../src/build-app';
+import { buildRequestListener } from '../../src/build-app';
 import type { PageLimits } from '../../src/env';
+import { createRunesDb } from '../../src/runes';
 import { loadSchemaSources, type JsonObject } from '../../src/openapi';
 import { SchemaValidator } from '../../src/schema-validator';
 
@@ -41,6 +42,7 @@ export interface ApiResponse<T = unknown> {
 
 export interface ApiHarness {
   db: Knex;
+  databaseUrl: string;
   baseUrl: string;
   /** GET (or `init.method`) a path; validates the response against the document. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are schema-validated JSON that assertions read loosely
@@ -51,19 +53,27 @@ export interface ApiHarness {
   close(): Promise<void>;
 }
 
-export async function startApi(serverUrl: string, opts: { pageLimits?: PageLimits } = {}): Promise<ApiHarness> {
+/**
+ * A real api on a fresh, migrated database, served as the api process serves (`buildRequestListener`: the plain
+ * `/runes/v1` routes, then express).
+ */
+export async function startApi(serverUrl: string, opts: { pageLimits?: PageLimits; logger?: Logger } = {}): Promise<ApiHarness> {
   const url = await createTestDatabase(serverUrl, 'api');
   const db = createDb({ connectionString: url, maxConnections: 5, applicationName: 'api-test' });
   await migrateLatest(db);
+  const runesDb = createRunesDb({ connectionString: url, max: 5, applicationName: 'api-test-runes' });
   let shuttingDown = false;
-  const app = buildApp({
+  const listener = buildRequestListener({
     db,
-    logger: createLogger('api-test', 'silent'),
+    runesDb,
+    logger: opts.logger ?? createLogger('api-test', 'silent'),
     metrics: createMetricsRegistry('api'),
     isShuttingDown: () => shuttingDown,
     pageLimits: opts.pageLimits,
   });
-  const { server, port }: { server: Server; port: number } = await listen(app, 0, '127.0.0.1');
+  const server: Server = createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
   const baseUrl = `http://127.0.0.1:${port}`;
   let validated = 0;
 
@@ -94,6 +104,7 @@ export async function startApi(serverUrl: string, opts: { pageLimits?: PageLimit
 
   return {
     db,
+    databaseUrl: url,
     baseUrl,
     get,
     validatedCount: () => validated,
@@ -102,6 +113,7 @@ export async function startApi(serverUrl: string, opts: { pageLimits?: PageLimit
     },
     close: async () => {
       await closeServer(server);
+      await runesDb.close();
       await db.destroy();
     },
   };
