@@ -20,6 +20,10 @@ export interface MessageApplierOptions {
   /** Topic name as stored in consumer_positions (without any test prefix). */
   positionKey: string;
   handle: EnvelopeHandler;
+  /** Runs inside the batch's transaction after its last record, just before it commits. */
+  beforeCommit?: (trx: Knex.Transaction) => Promise<void>;
+  /** Runs before each attempt at a batch (state kept across records must start empty). */
+  onBatchStart?: () => void;
 }
 
 /**
@@ -137,6 +141,7 @@ export class MessageApplier {
   private async runBatch(records: BusRecord[], isolate: boolean): Promise<BatchOutcome> {
     const counts: BatchOutcome['counts'] = [];
     let last: bigint | null = null;
+    this.opts.onBatchStart?.();
     await this.opts.db.transaction(async (trx) => {
       const batchEnd = records[records.length - 1]!.position.toString();
       let [row] = await runPrepared<{ previous: string }>(trx, TAKE_POSITION_SQL, [this.opts.positionKey, batchEnd]);
@@ -151,6 +156,7 @@ export class MessageApplier {
         counts.push(isolate ? await this.applyIsolated(trx, record) : await this.applyDirect(trx, record));
         last = record.position;
       }
+      await this.opts.beforeCommit?.(trx);
     });
     return { counts, last };
   }
@@ -171,9 +177,12 @@ export class MessageApplier {
     }
     try {
       await trx.transaction((sp) => this.opts.handle(sp, envelope));
+      // On this path nothing deferred may outlive its record: a later record's savepoint could roll it back.
+      await this.opts.beforeCommit?.(trx);
       return ['applied', envelope.path];
     } catch (err) {
       if (isRetriable(err)) throw err;
+      this.opts.onBatchStart?.();
       this.opts.logger.error({ err, position: record.position.toString(), path: envelope.path }, 'message dead-lettered');
       await this.recordDeadLetter(trx, record, envelope.path, describe(err));
       return ['dead', envelope.path];

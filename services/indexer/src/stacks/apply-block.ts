@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import { advanceChainTip, makeCanonical, refreshChainTip } from './fork-choice';
-import { canonicalBlockReadModelWrites } from './read-models';
+import type { DeferredReadModels } from './read-models';
 import type { NodeBlock, NodeTx } from './node-payloads';
 import { normalizeHex, sanitizeJson, sanitizeText } from './sanitize';
 import { eventRow } from './event-rows';
-import { decodedColumns, decodeTxFields, type TxFields } from './tx-fields';
+import { decodedColumns, decodeTxFields } from './tx-fields';
 import { runPrepared, WriteBatch } from '../sql';
 
 const ZERO_HASH = /^0x0*$/;
@@ -29,7 +29,12 @@ export interface ApplyResult {
  * with its ancestors; a tie keeps the first seen. A block whose parent is unknown and higher than
  * the tip's child is parked until the parent arrives. Applying the same block twice changes nothing.
  */
-export async function applyNewBlock(trx: Knex.Transaction, block: NodeBlock, receivedAt: string): Promise<ApplyResult> {
+export async function applyNewBlock(
+  trx: Knex.Transaction,
+  block: NodeBlock,
+  receivedAt: string,
+  readModels: DeferredReadModels,
+): Promise<ApplyResult> {
   const hash = normalizeHex(block.index_block_hash);
   const parentHash = normalizeHex(block.parent_index_block_hash);
   // One round trip (a prepared statement) for everything the decision needs.
@@ -64,24 +69,27 @@ export async function applyNewBlock(trx: Knex.Transaction, block: NodeBlock, rec
   // Touches only `microblocks`, which nothing above reads or writes.
   if (hasMicroblockTxs || ctx.parent_has_microblocks) await confirmMicroblocks(trx, block, hash, extendsTip);
 
-  if (!extendsTip && becomesTip) {
+  if (extendsTip) {
+    readModels.add(hash);
+  } else if (becomesTip) {
+    await readModels.flush(trx); // the reorg removes and re-adds history rows: they must all be written
     const delta = await makeCanonical(trx, hash, receivedAt);
     await refreshChainTip(trx, delta);
   }
 
-  if (ctx.has_parked_children) await applyParkedChildren(trx, hash);
+  if (ctx.has_parked_children) await applyParkedChildren(trx, hash, readModels);
   return { outcome: 'applied' };
 }
 
 /** Parked blocks waiting for `parentHash` are applied now, recursively (their own children follow). */
-async function applyParkedChildren(trx: Knex.Transaction, parentHash: string): Promise<void> {
+async function applyParkedChildren(trx: Knex.Transaction, parentHash: string, readModels: DeferredReadModels): Promise<void> {
   const children = await trx('parked_blocks')
     .where({ parent_index_block_hash: parentHash })
     .orderBy('index_block_hash')
     .select<Array<{ index_block_hash: string; body: string; received_at: string }>>('index_block_hash', 'body', 'received_at');
   for (const child of children) {
     await trx('parked_blocks').where({ index_block_hash: child.index_block_hash }).delete();
-    await applyNewBlock(trx, JSON.parse(child.body) as NodeBlock, child.received_at);
+    await applyNewBlock(trx, JSON.parse(child.body) as NodeBlock, child.received_at, readModels);
   }
 }
 
@@ -134,10 +142,7 @@ async function insertBlockData(writes: WriteBatch, block: NodeBlock, hash: strin
   };
   await writes.add(trx('blocks').insert(blockRow));
 
-  const decoded = block.transactions.map((tx) => ({ tx, fields: decodeTxFields(tx, block.events, block.burn_block_height) }));
-  const txRows = decoded.map(({ tx, fields }) =>
-    txRow(tx, fields, block, hash, canonical, eventCounts.get(normalizeHex(tx.txid)) ?? 0),
-  );
+  const txRows = block.transactions.map((tx) => txRow(tx, block, hash, canonical, eventCounts.get(normalizeHex(tx.txid)) ?? 0));
   for (let i = 0; i < txRows.length; i += INSERT_CHUNK) {
     await writes.add(
       trx('txs')
@@ -176,25 +181,10 @@ async function insertBlockData(writes: WriteBatch, block: NodeBlock, hash: strin
   }));
   if (rewards.length > 0)
     await writes.add(trx('miner_rewards').insert(rewards).onConflict(['index_block_hash', 'reward_index']).ignore());
-  if (canonical) {
-    // A block extending the tip enters the canonical chain now: its read models go in the same statement.
-    const txs = decoded.map(({ tx, fields }, i) => ({
-      tx_id: txRows[i]!.tx_id,
-      tx_index: tx.tx_index,
-      microblock_sequence: tx.microblock_sequence ?? null,
-      parties: [fields.sender_address, fields.sponsor_address, recipientOf(fields.payload), fields.contract_id],
-    }));
-    const events = eventRows.map((e) => ({
-      tx_id: e.tx_id,
-      committed: e.committed,
-      parties: [e.sender, e.recipient, e.locked_address],
-    }));
-    const at = { index_block_hash: hash, block_height: block.block_height };
-    for (const statement of canonicalBlockReadModelWrites(trx, at, txs, events)) await writes.add(statement);
-  }
 }
 
-function txRow(tx: NodeTx, fields: TxFields, block: NodeBlock, hash: string, canonical: boolean, eventCount: number) {
+function txRow(tx: NodeTx, block: NodeBlock, hash: string, canonical: boolean, eventCount: number) {
+  const fields = decodeTxFields(tx, block.events, block.burn_block_height);
   const cost = tx.execution_cost;
   return {
     tx_id: normalizeHex(tx.txid),
@@ -225,11 +215,6 @@ function txRow(tx: NodeTx, fields: TxFields, block: NodeBlock, hash: string, can
     event_count: eventCount,
     canonical,
   };
-}
-
-function recipientOf(payload: Record<string, unknown>): string | null {
-  const r = payload.recipient_address;
-  return typeof r === 'string' ? r : null;
 }
 
 function abiOf(tx: NodeTx): string | null {

@@ -46,87 +46,6 @@ const ADD_READ_MODELS_SQL = `WITH ${ADDRESS_TXS_CTES},
      mined AS (${MARK_MINED} RETURNING 1)
      SELECT (SELECT count(*) FROM counted) AS counted, (SELECT count(*) FROM mined) AS mined`.replace(/:hashes/g, '$1::text[]');
 
-/** A transaction of a block and the principals it involves (sender, sponsor, recipient, deployed contract). */
-export interface BlockTxParties {
-  tx_id: string;
-  tx_index: number;
-  microblock_sequence: number | null;
-  parties: Array<string | null>;
-}
-
-/** An event of a block and the principals it involves (sender, recipient, locked address). */
-export interface BlockEventParties {
-  tx_id: string;
-  committed: boolean;
-  parties: Array<string | null>;
-}
-
-/**
- * The read-model writes of a new block that extends the canonical tip, computed from the block itself rather than
- * read back from `txs`/`events` (so they can go in the same statement as the block's rows): the same rows
- * `addCanonicalBlockReadModels` derives. Every history row is new — no canonical block at this height existed — so
- * each address's total grows by its number of rows here.
- */
-export function canonicalBlockReadModelWrites(
-  trx: Knex.Transaction,
-  block: { index_block_hash: string; block_height: number },
-  txs: BlockTxParties[],
-  events: BlockEventParties[],
-): Knex.QueryBuilder[] {
-  const rows = new Map<string, { address: string; tx: BlockTxParties }>();
-  const add = (address: string | null, tx: BlockTxParties) => {
-    if (address !== null)
-      rows.set(`${address}\u0000${tx.tx_index}\u0000${tx.microblock_sequence ?? ANCHORED_SEQUENCE}`, { address, tx });
-  };
-  const byId = new Map(txs.map((tx) => [tx.tx_id, tx]));
-  for (const tx of txs) for (const address of tx.parties) add(address, tx);
-  for (const ev of events) {
-    const tx = byId.get(ev.tx_id);
-    if (!tx || !ev.committed) continue;
-    for (const address of ev.parties) add(address, tx);
-  }
-  const statements: Knex.QueryBuilder[] = [];
-  const history = [...rows.values()].map(({ address, tx }) => ({
-    address,
-    block_height: block.block_height,
-    microblock_sequence: tx.microblock_sequence ?? ANCHORED_SEQUENCE,
-    tx_index: tx.tx_index,
-    tx_id: tx.tx_id,
-    index_block_hash: block.index_block_hash,
-  }));
-  const counts = new Map<string, number>();
-  for (const row of history) counts.set(row.address, (counts.get(row.address) ?? 0) + 1);
-  for (let i = 0; i < history.length; i += 2_000) {
-    statements.push(
-      trx('address_txs')
-        .insert(history.slice(i, i + 2_000))
-        .onConflict()
-        .ignore(),
-    );
-  }
-  const totals = [...counts].map(([address, tx_count]) => ({ address, tx_count }));
-  for (let i = 0; i < totals.length; i += 5_000) {
-    statements.push(
-      trx('address_tx_counts')
-        .insert(totals.slice(i, i + 5_000))
-        .onConflict('address')
-        .merge({ tx_count: trx.raw('address_tx_counts.tx_count + excluded.tx_count') }),
-    );
-  }
-  if (txs.length > 0) {
-    statements.push(
-      trx('mempool_txs')
-        .whereIn(
-          'tx_id',
-          txs.map((t) => t.tx_id),
-        )
-        .whereNot('status', 'mined')
-        .update({ status: 'mined' }),
-    );
-  }
-  return statements;
-}
-
 /** Removes the history rows of blocks leaving the canonical chain, and their share of the totals. */
 export async function removeAddressTxs(trx: Knex.Transaction, blockHashes: string[]): Promise<void> {
   if (blockHashes.length === 0) return;
@@ -160,4 +79,29 @@ export async function restoreOrphanedToMempool(trx: Knex.Transaction, blockHashe
      ON CONFLICT (tx_id) DO UPDATE SET status = 'pending' WHERE mempool_txs.status = 'mined'`,
     { hashes: blockHashes, receiptTime },
   );
+}
+
+/**
+ * Blocks that extended the canonical tip in the current batch, whose per-address history and mined
+ * mempool entries are written together by one statement. Flushed before anything that reads or
+ * rewrites those read models (a reorg) and before the batch's position commits. A block rolled back
+ * with its savepoint leaves a hash that matches no row, so flushing it is harmless.
+ */
+export class DeferredReadModels {
+  private hashes: string[] = [];
+
+  add(hash: string): void {
+    this.hashes.push(hash);
+  }
+
+  reset(): void {
+    this.hashes = [];
+  }
+
+  async flush(trx: Knex.Transaction): Promise<void> {
+    if (this.hashes.length === 0) return;
+    const hashes = this.hashes;
+    this.hashes = [];
+    await addCanonicalBlockReadModels(trx, hashes);
+  }
 }

@@ -3,17 +3,22 @@ import type { Logger } from 'pino';
 import type { Envelope } from '@bda/bus';
 import { applyAttachments } from './apply-attachments';
 import { applyNewBlock } from './apply-block';
+import { DeferredReadModels } from './read-models';
 import { applyBurnBlock } from './apply-burn-block';
 import { applyDropMempoolTxs, applyNewMempoolTxs } from './apply-mempool';
 import { applyNewMicroblocks } from './apply-microblocks';
 import type { NodeAttachment, NodeBlock, NodeBurnBlock, NodeDropMempoolTx, NodeMicroblocks } from './node-payloads';
 
-/** Dispatches `stacks.node-events` envelopes by the observer path they came in on. */
+/**
+ * Dispatches `stacks.node-events` envelopes by the observer path they came in on. The read models of
+ * blocks that simply extend the tip are written once per batch (`flush`), not once per block.
+ */
 export function stacksEventHandler(logger: Logger) {
+  const readModels = new DeferredReadModels();
   const handle = async (trx: Knex.Transaction, env: Envelope): Promise<void> => {
     switch (env.path) {
       case '/new_block':
-        await applyNewBlock(trx, env.body as NodeBlock, env.received_at);
+        await applyNewBlock(trx, env.body as NodeBlock, env.received_at, readModels);
         return;
       case '/new_burn_block':
         await applyBurnBlock(trx, env.body as NodeBurnBlock);
@@ -35,5 +40,9 @@ export function stacksEventHandler(logger: Logger) {
         return;
     }
   };
-  return { handle };
+  return {
+    handle,
+    beforeCommit: (trx: Knex.Transaction) => readModels.flush(trx),
+    onBatchStart: () => readModels.reset(),
+  };
 }
