@@ -146,7 +146,7 @@ export class TestSystem {
    * Waits until the indexer has applied everything on the bus: lag 0 on every topic it consumes
    * (`stacks.node-events`, `bitcoin.blocks`), and something arrived on at least one of them.
    */
-  async waitForCaughtUp(timeoutMs = 120_000): Promise<void> {
+  async waitForCaughtUp(timeoutMs = 120_000, pollMs = 100): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     let last = '';
     while (Date.now() < deadline) {
@@ -160,7 +160,7 @@ export class TestSystem {
       } catch {
         // the indexer may be restarting
       }
-      await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, pollMs));
     }
     throw new Error(`indexer did not catch up within ${timeoutMs} ms (last status ${last})`);
   }

@@ -1,3 +1,5 @@
+import { parseJsonExact } from '@bda/common';
+
 /**
  * The message every topic carries: `{path, received_at, body}`. The body is kept as the exact JSON text
  * the sender posted (unknown fields and all), spliced in without re-serializing.
@@ -15,8 +17,9 @@ export function encodeEnvelope(path: string, receivedAt: Date, rawJsonBody: Buff
   return Buffer.concat([Buffer.from(head), body.length > 0 ? body : Buffer.from('null'), Buffer.from('}')]);
 }
 
+/** Integers a JS number cannot hold exactly (u64/u128 amounts) come back as decimal strings: see `parseJsonExact`. */
 export function decodeEnvelope<TBody = unknown>(value: Buffer): Envelope<TBody> {
-  const parsed = JSON.parse(value.toString('utf8')) as Envelope<TBody>;
+  const parsed = parseJsonExact(value.toString('utf8')) as Envelope<TBody>;
   if (typeof parsed !== 'object' || parsed === null || typeof parsed.path !== 'string') {
     throw new Error('not a bus envelope');
   }

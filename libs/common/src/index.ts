@@ -9,3 +9,4 @@ export * from './access-log';
 export * from './listen';
 export * from './cluster-metrics';
 export * from './cluster-primary';
+export * from './parse-json-exact';

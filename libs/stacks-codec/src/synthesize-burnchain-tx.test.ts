@@ -67,6 +67,28 @@ describe('synthesizeBurnchainTransaction on the fixtures', () => {
 });
 
 describe('synthesizeBurnchainTransaction from burnchain_op', () => {
+  it('keeps a u64 amount exact when it arrives as a decimal string (how the bus decodes numbers beyond 2^53)', () => {
+    const tx = {
+      txid: TXID,
+      raw_tx: '0x00',
+      raw_result: '0x0703',
+      burnchain_op: {
+        transfer_stx: {
+          burn_block_height: 10,
+          burn_header_hash: BURN_HASH,
+          memo: '0x',
+          recipient: RECIPIENT,
+          sender: SENDER,
+          transfered_ustx: '18446744073709551615',
+          burn_txid: TXID.slice(2),
+          vtxindex: 10,
+        },
+      },
+    };
+    const decoded = synthesizeBurnchainTransaction({ tx, events: [] });
+    expect(decoded.payload).toMatchObject({ typeId: 'token_transfer', amount: 18446744073709551615n });
+  });
+
   it('transfer_stx → token_transfer', () => {
     const tx = {
       txid: TXID,
