@@ -14,21 +14,80 @@ type ConnectionClient = { acquireConnection(): Promise<pg.Client> };
 
 const names = new Map<string, string>();
 
+/**
+ * Most distinct statement texts that get a prepared statement on every connection, and the longest text that gets
+ * one: others run unnamed (parsed and planned each time), so statements whose text varies with the data (a `VALUES`
+ * list per row count) never pile up in a session.
+ */
+const MAX_PREPARED = 500;
+const MAX_PREPARED_TEXT = 16_384;
+
+function preparedName(text: string): string | undefined {
+  let name = names.get(text);
+  if (!name && names.size < MAX_PREPARED && text.length <= MAX_PREPARED_TEXT) {
+    name = `idx_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    names.set(text, name);
+  }
+  return name;
+}
+
 /** `text` uses `$1…` placeholders. Rows as node-postgres returns them (int8/numeric as strings, see `createDb`). */
 export async function runPrepared<T extends pg.QueryResultRow>(
   trx: Knex.Transaction,
   text: string,
   values: unknown[],
 ): Promise<T[]> {
-  let name = names.get(text);
-  if (!name) {
-    name = `idx_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
-    names.set(text, name);
-  }
   // Inside a transaction knex hands out the transaction's own connection (and releasing it is a no-op).
   const connection = await (trx.client as ConnectionClient).acquireConnection();
-  const result = await connection.query<T>({ name, text, values });
+  const result = await connection.query<T>({ name: preparedName(text), text, values });
   return result.rows;
+}
+
+/** A statement with `$1…` placeholders and its values. */
+export interface NativeStatement {
+  sql: string;
+  bindings: readonly unknown[];
+}
+
+/** Column types per table, read once from the catalog: the indexer's schema is fixed while it runs. */
+const columnTypes = new Map<string, Map<string, string>>();
+
+const COLUMN_TYPES_SQL = `SELECT attname AS name, format_type(atttypid, atttypmod) AS type
+  FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped`;
+
+/**
+ * `INSERT INTO table (…) SELECT * FROM unnest($1::type[], …) [ON CONFLICT (…) DO NOTHING]`: one array parameter per
+ * column whatever the number of rows, so the text is the same for every batch of the same columns. PostgreSQL then
+ * parses and plans it once per connection (a `VALUES` list of n rows is a new statement for every n, with a bind
+ * parameter per cell that both sides encode and decode one by one). Every row must have the same keys.
+ */
+export async function unnestInsert(
+  trx: Knex.Transaction,
+  table: string,
+  rows: ReadonlyArray<Record<string, unknown>>,
+  onConflictDoNothing?: readonly string[],
+): Promise<NativeStatement> {
+  let types = columnTypes.get(table);
+  if (!types) {
+    const found = await runPrepared<{ name: string; type: string }>(trx, COLUMN_TYPES_SQL, [table]);
+    types = new Map(found.map((c) => [c.name, c.type]));
+    columnTypes.set(table, types);
+  }
+  const columns = Object.keys(rows[0] ?? {});
+  const casts = columns.map((c, i) => {
+    const type = types.get(c);
+    if (!type) throw new Error(`unnestInsert: ${table} has no column ${c}`);
+    return `$${i + 1}::${type}[]`;
+  });
+  const conflict = onConflictDoNothing ? ` ON CONFLICT (${onConflictDoNothing.map(quoteIdent).join(', ')}) DO NOTHING` : '';
+  return {
+    sql: `INSERT INTO ${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')}) SELECT * FROM unnest(${casts.join(', ')})${conflict}`,
+    bindings: columns.map((c) => rows.map((r) => r[c] ?? null)),
+  };
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
 }
 
 /** PostgreSQL accepts 65 535 bind parameters per statement; a batch is sent before it would pass this. */
@@ -45,9 +104,13 @@ export class WriteBatch {
 
   constructor(readonly trx: Knex.Transaction) {}
 
-  /** Queues a knex insert/update/delete (or raw) statement; flushes first when the batch would get too large. */
-  async add(statement: Knex.QueryBuilder | Knex.Raw): Promise<void> {
-    const native = statement.toSQL().toNative();
+  /**
+   * Queues a knex insert/update/delete (or raw) statement, or a native one (`$n` placeholders, e.g. from
+   * `unnestInsert`); flushes first when the batch would get too large.
+   */
+  async add(statement: Knex.QueryBuilder | Knex.Raw | NativeStatement): Promise<void> {
+    // A knex builder or raw (which has `sql` and `bindings` of its own, with `?` placeholders) is compiled first.
+    const native = 'toSQL' in statement ? statement.toSQL().toNative() : statement;
     if (this.bindingCount + native.bindings.length > MAX_BINDINGS) await this.flush();
     this.parts.push({ sql: native.sql, bindings: native.bindings });
     this.bindingCount += native.bindings.length;
@@ -60,15 +123,19 @@ export class WriteBatch {
     if (parts.length === 0) return;
     const connection = await (this.trx.client as ConnectionClient).acquireConnection();
     if (parts.length === 1) {
-      await connection.query(parts[0]!.sql, parts[0]!.bindings as unknown[]);
+      const { sql, bindings } = parts[0]!;
+      await connection.query({ name: preparedName(sql), text: sql, values: bindings as unknown[] });
       return;
     }
     const bindings: unknown[] = [];
     const ctes = parts.map((part, i) => {
       const offset = bindings.length;
       bindings.push(...part.bindings);
-      return `w${i} AS (${part.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)})`;
+      const sql = offset === 0 ? part.sql : part.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+      return `w${i} AS (${sql})`;
     });
-    await connection.query(`WITH ${ctes.join(',\n')} SELECT 1`, bindings);
+    const text = `WITH ${ctes.join(',\n')} SELECT 1`;
+    // The same block shape gives the same text (unnest inserts do not vary with the row count): prepared once.
+    await connection.query({ name: preparedName(text), text, values: bindings });
   }
 }

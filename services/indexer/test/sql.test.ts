@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDb } from '@bda/db';
 import { createTestDatabase } from '@bda/test-support';
-import { runPrepared, WriteBatch } from '../src/sql';
+import { runPrepared, unnestInsert, WriteBatch } from '../src/sql';
 
 describe('WriteBatch', () => {
   let db: Knex;
@@ -90,5 +90,89 @@ describe('runPrepared', () => {
     } finally {
       await db.destroy();
     }
+  });
+});
+
+describe('unnestInsert', () => {
+  let db: Knex;
+
+  beforeAll(async () => {
+    db = createDb({ connectionString: await createTestDatabase(inject('databaseUrl'), 'unnest'), maxConnections: 1 });
+    await db.schema.createTable('un_rows', (t) => {
+      t.text('id').primary();
+      t.integer('n').notNullable();
+      t.bigInteger('big');
+      t.decimal('amount', 39, 0);
+      t.boolean('flag').notNullable();
+      t.binary('raw');
+      t.jsonb('doc');
+      t.string('short', 16);
+    });
+  });
+
+  afterAll(async () => {
+    await db.destroy();
+  });
+
+  it('inserts every value exactly: text with array syntax, bytea, jsonb, u128, bigint, nulls', async () => {
+    const rows = [
+      {
+        id: 'a,{b}"c\\d NULL',
+        n: 1,
+        big: 9007199254740993n,
+        amount: '340282366920938463463374607431768211455',
+        flag: true,
+        raw: Buffer.from([0, 1, 0xfe, 0xff]),
+        doc: JSON.stringify({ q: 'say "hi"\\', list: [1, null] }),
+        short: 'NULL',
+      },
+      { id: '', n: -2, big: null, amount: null, flag: false, raw: null, doc: null, short: null },
+    ];
+    await db.transaction(async (trx) => {
+      const writes = new WriteBatch(trx);
+      await writes.add(await unnestInsert(trx, 'un_rows', rows));
+      await writes.flush();
+    });
+    const back = await db('un_rows')
+      .select('id', 'n', db.raw('big::text AS big'), db.raw('amount::text AS amount'), 'flag', 'raw', 'doc', 'short')
+      .orderBy('n', 'desc');
+    expect(back).toEqual([
+      {
+        id: 'a,{b}"c\\d NULL',
+        n: 1,
+        big: '9007199254740993',
+        amount: '340282366920938463463374607431768211455',
+        flag: true,
+        raw: Buffer.from([0, 1, 0xfe, 0xff]),
+        doc: { q: 'say "hi"\\', list: [1, null] },
+        short: 'NULL',
+      },
+      { id: '', n: -2, big: null, amount: null, flag: false, raw: null, doc: null, short: null },
+    ]);
+  });
+
+  it('gives the same statement text for any number of rows, and skips conflicting rows when asked', async () => {
+    const one = { id: 'k1', n: 10, big: null, amount: null, flag: true, raw: null, doc: null, short: null };
+    const two = { ...one, id: 'k2', n: 11 };
+    await db.transaction(async (trx) => {
+      const a = await unnestInsert(trx, 'un_rows', [one], ['id']);
+      const b = await unnestInsert(trx, 'un_rows', [one, two, { ...one, n: 99 }], ['id']);
+      expect(b.sql).toBe(a.sql);
+      const writes = new WriteBatch(trx);
+      await writes.add(a);
+      await writes.flush();
+      await writes.add(b);
+      await writes.flush();
+    });
+    expect(await db('un_rows').whereIn('id', ['k1', 'k2']).orderBy('id').select('id', 'n')).toEqual([
+      { id: 'k1', n: 10 },
+      { id: 'k2', n: 11 },
+    ]);
+  });
+
+  it('refuses a column the table does not have', async () => {
+    await expect(db.transaction(async (trx) => unnestInsert(trx, 'un_rows', [{ id: 'x', nope: 1 }]))).rejects.toThrow(
+      'un_rows has no column nope',
+    );
   });
 });

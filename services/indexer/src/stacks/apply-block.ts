@@ -5,10 +5,9 @@ import type { NodeBlock, NodeTx } from './node-payloads';
 import { normalizeHex, sanitizeJson, sanitizeText } from './sanitize';
 import { eventRow } from './event-rows';
 import { decodedColumns, decodeTxFields } from './tx-fields';
-import { runPrepared, WriteBatch } from '../sql';
+import { runPrepared, unnestInsert, WriteBatch } from '../sql';
 
 const ZERO_HASH = /^0x0*$/;
-const INSERT_CHUNK = 500;
 
 interface BlockContext {
   known: boolean;
@@ -140,17 +139,10 @@ async function insertBlockData(writes: WriteBatch, block: NodeBlock, hash: strin
     execution_cost_write_length: cost.write_length,
     canonical,
   };
-  await writes.add(trx('blocks').insert(blockRow));
+  await writes.add(await unnestInsert(trx, 'blocks', [blockRow]));
 
   const txRows = block.transactions.map((tx) => txRow(tx, block, hash, canonical, eventCounts.get(normalizeHex(tx.txid)) ?? 0));
-  for (let i = 0; i < txRows.length; i += INSERT_CHUNK) {
-    await writes.add(
-      trx('txs')
-        .insert(txRows.slice(i, i + INSERT_CHUNK))
-        .onConflict(['tx_id', 'index_block_hash'])
-        .ignore(),
-    );
-  }
+  if (txRows.length > 0) await writes.add(await unnestInsert(trx, 'txs', txRows, ['tx_id', 'index_block_hash']));
   const eventRows = block.events.map((ev) => ({
     ...eventRow(ev),
     index_block_hash: hash,
@@ -158,13 +150,8 @@ async function insertBlockData(writes: WriteBatch, block: NodeBlock, hash: strin
     block_height: block.block_height,
     canonical,
   }));
-  for (let i = 0; i < eventRows.length; i += INSERT_CHUNK) {
-    await writes.add(
-      trx('events')
-        .insert(eventRows.slice(i, i + INSERT_CHUNK))
-        .onConflict(['index_block_hash', 'event_index'])
-        .ignore(),
-    );
+  if (eventRows.length > 0) {
+    await writes.add(await unnestInsert(trx, 'events', eventRows, ['index_block_hash', 'event_index']));
   }
   const rewards = (block.matured_miner_rewards ?? []).map((r, i) => ({
     index_block_hash: hash,
