@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import { advanceChainTip, makeCanonical, refreshChainTip } from './fork-choice';
-import type { DeferredReadModels } from './read-models';
+import { addressTxRows, type DeferredReadModels } from './read-models';
 import type { NodeBlock, NodeTx } from './node-payloads';
 import { normalizeHex, sanitizeJson, sanitizeText } from './sanitize';
 import { eventRow } from './event-rows';
-import { decodedColumns, decodeTxFields } from './tx-fields';
+import { decodedColumns, decodeTxFields, type TxFields } from './tx-fields';
 import { runPrepared, unnestInsert, WriteBatch } from '../sql';
 
 const ZERO_HASH = /^0x0*$/;
@@ -62,14 +62,17 @@ export async function applyNewBlock(
   const hasMicroblockTxs = block.transactions.some((tx) => tx.microblock_hash);
   // The block's rows (and, when it extends the tip, the tip itself) go in one statement: none of them reads another.
   const writes = new WriteBatch(trx);
-  await insertBlockData(writes, block, hash, extendsTip);
+  const written = await insertBlockData(writes, block, hash, extendsTip);
   if (extendsTip) await writes.add(advanceChainTip(trx, block, hash));
   await writes.flush();
   // Touches only `microblocks`, which nothing above reads or writes.
   if (hasMicroblockTxs || ctx.parent_has_microblocks) await confirmMicroblocks(trx, block, hash, extendsTip);
 
   if (extendsTip) {
-    readModels.add(hash);
+    readModels.add(
+      addressTxRows({ index_block_hash: hash, block_height: block.block_height }, written.txs, written.events),
+      written.txIds,
+    );
   } else if (becomesTip) {
     await readModels.flush(trx); // the reorg removes and re-adds history rows: they must all be written
     const delta = await makeCanonical(trx, hash, receivedAt);
@@ -101,7 +104,14 @@ const BLOCK_CONTEXT_SQL = `SELECT EXISTS (SELECT 1 FROM blocks WHERE index_block
   LEFT JOIN blocks p ON p.index_block_hash = $2
   LEFT JOIN chain_tip t ON true`;
 
-async function insertBlockData(writes: WriteBatch, block: NodeBlock, hash: string, canonical: boolean): Promise<void> {
+/** What a block's rows name, for its read models. */
+interface WrittenBlock {
+  txs: Parameters<typeof addressTxRows>[1];
+  events: Parameters<typeof addressTxRows>[2];
+  txIds: string[];
+}
+
+async function insertBlockData(writes: WriteBatch, block: NodeBlock, hash: string, canonical: boolean): Promise<WrittenBlock> {
   const trx = writes.trx;
   const txIndexById = new Map<string, number>();
   const eventCounts = new Map<string, number>();
@@ -141,8 +151,22 @@ async function insertBlockData(writes: WriteBatch, block: NodeBlock, hash: strin
   };
   await writes.add(await unnestInsert(trx, 'blocks', [blockRow]));
 
-  const txRows = block.transactions.map((tx) => txRow(tx, block, hash, canonical, eventCounts.get(normalizeHex(tx.txid)) ?? 0));
-  if (txRows.length > 0) await writes.add(await unnestInsert(trx, 'txs', txRows, ['tx_id', 'index_block_hash']));
+  const txRows = block.transactions.map((tx) => {
+    const fields = decodeTxFields(tx, block.events, block.burn_block_height);
+    const row = txRow(tx, fields, block, hash, canonical, eventCounts.get(normalizeHex(tx.txid)) ?? 0);
+    const recipient = fields.payload.recipient_address;
+    return { row, recipient: typeof recipient === 'string' ? recipient : null };
+  });
+  if (txRows.length > 0) {
+    await writes.add(
+      await unnestInsert(
+        trx,
+        'txs',
+        txRows.map((t) => t.row),
+        ['tx_id', 'index_block_hash'],
+      ),
+    );
+  }
   const eventRows = block.events.map((ev) => ({
     ...eventRow(ev),
     index_block_hash: hash,
@@ -168,10 +192,22 @@ async function insertBlockData(writes: WriteBatch, block: NodeBlock, hash: strin
   }));
   if (rewards.length > 0)
     await writes.add(trx('miner_rewards').insert(rewards).onConflict(['index_block_hash', 'reward_index']).ignore());
+  return {
+    txs: txRows.map(({ row, recipient }) => ({
+      tx_id: row.tx_id,
+      tx_index: row.tx_index,
+      microblock_sequence: row.microblock_sequence,
+      sender_address: row.sender_address,
+      sponsor_address: row.sponsor_address,
+      contract_id: row.contract_id,
+      recipient,
+    })),
+    events: eventRows,
+    txIds: txRows.map((t) => t.row.tx_id),
+  };
 }
 
-function txRow(tx: NodeTx, block: NodeBlock, hash: string, canonical: boolean, eventCount: number) {
-  const fields = decodeTxFields(tx, block.events, block.burn_block_height);
+function txRow(tx: NodeTx, fields: TxFields, block: NodeBlock, hash: string, canonical: boolean, eventCount: number) {
   const cost = tx.execution_cost;
   return {
     tx_id: normalizeHex(tx.txid),

@@ -81,27 +81,124 @@ export async function restoreOrphanedToMempool(trx: Knex.Transaction, blockHashe
   );
 }
 
+/** One `address_txs` row. */
+export interface AddressTxRow {
+  address: string;
+  block_height: number;
+  microblock_sequence: number;
+  tx_index: number;
+  tx_id: string;
+  index_block_hash: string;
+}
+
+interface TxParties {
+  tx_id: string;
+  tx_index: number;
+  microblock_sequence: number | null;
+  sender_address: string | null;
+  sponsor_address: string | null;
+  contract_id: string | null;
+  /** `recipient_address` of a token transfer's payload. */
+  recipient: string | null;
+}
+
+interface EventParties {
+  tx_id: string;
+  committed: boolean;
+  sender: string | null;
+  recipient: string | null;
+  locked_address: string | null;
+}
+
 /**
- * Blocks that extended the canonical tip in the current batch, whose per-address history and mined
- * mempool entries are written together by one statement. Flushed before anything that reads or
- * rewrites those read models (a reorg) and before the batch's position commits. A block rolled back
- * with its savepoint leaves a hash that matches no row, so flushing it is harmless.
+ * The `address_txs` rows of one block, from its rows in memory: exactly what `ADDRESS_TXS_CTES` selects from the
+ * stored block (each principal a transaction names — sender, sponsor, token-transfer recipient, contract — and the
+ * parties of its committed events, once per principal and transaction). The e2e suite checks the table against
+ * that SQL definition after every fixture.
+ */
+export function addressTxRows(
+  block: { index_block_hash: string; block_height: number },
+  txs: readonly TxParties[],
+  events: readonly EventParties[],
+): AddressTxRow[] {
+  const byId = new Map<string, TxParties>();
+  for (const tx of txs) byId.set(tx.tx_id, tx);
+  const rows: AddressTxRow[] = [];
+  const seen = new Set<string>();
+  const add = (address: string | null, tx: TxParties) => {
+    if (address === null) return;
+    const key = `${address}\u0000${tx.tx_id}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    rows.push({
+      address,
+      block_height: block.block_height,
+      microblock_sequence: tx.microblock_sequence ?? ANCHORED_SEQUENCE,
+      tx_index: tx.tx_index,
+      tx_id: tx.tx_id,
+      index_block_hash: block.index_block_hash,
+    });
+  };
+  for (const tx of txs) {
+    add(tx.sender_address, tx);
+    add(tx.sponsor_address, tx);
+    add(tx.recipient, tx);
+    add(tx.contract_id, tx);
+  }
+  for (const ev of events) {
+    const tx = byId.get(ev.tx_id);
+    if (!tx || !ev.committed) continue;
+    add(ev.sender, tx);
+    add(ev.recipient, tx);
+    add(ev.locked_address, tx);
+  }
+  return rows;
+}
+
+/** The history rows, their share of the totals, and mined mempool entries, in one prepared statement. */
+const WRITE_READ_MODEL_ROWS_SQL = `WITH inserted AS (
+       INSERT INTO address_txs (address, block_height, microblock_sequence, tx_index, tx_id, index_block_hash)
+       SELECT * FROM unnest($1::text[], $2::integer[], $3::integer[], $4::integer[], $5::text[], $6::text[])
+       ON CONFLICT DO NOTHING
+       RETURNING address
+     ),
+     counted AS (${INSERT_COUNTS} RETURNING 1),
+     mined AS (UPDATE mempool_txs m SET status = 'mined' WHERE m.tx_id = ANY($7::text[]) AND m.status <> 'mined' RETURNING 1)
+     SELECT (SELECT count(*) FROM counted) AS counted, (SELECT count(*) FROM mined) AS mined`;
+
+/**
+ * Read-model rows of the blocks that extended the canonical tip in the current batch, computed from each block in
+ * memory and written by one statement: flushed before anything that reads or rewrites those read models (a reorg)
+ * and before the batch's position commits. On the record-by-record path the batch's rows are flushed after every
+ * record and dropped (`reset`) when one fails, so a rolled-back block never leaves rows behind.
  */
 export class DeferredReadModels {
-  private hashes: string[] = [];
+  private rows: AddressTxRow[] = [];
+  private txIds: string[] = [];
 
-  add(hash: string): void {
-    this.hashes.push(hash);
+  add(rows: readonly AddressTxRow[], txIds: readonly string[]): void {
+    for (const r of rows) this.rows.push(r);
+    for (const id of txIds) this.txIds.push(id);
   }
 
   reset(): void {
-    this.hashes = [];
+    this.rows = [];
+    this.txIds = [];
   }
 
   async flush(trx: Knex.Transaction): Promise<void> {
-    if (this.hashes.length === 0) return;
-    const hashes = this.hashes;
-    this.hashes = [];
-    await addCanonicalBlockReadModels(trx, hashes);
+    if (this.rows.length === 0 && this.txIds.length === 0) return;
+    const { rows, txIds } = this;
+    this.reset();
+    const column = <K extends keyof AddressTxRow>(k: K) => rows.map((r) => r[k]);
+    await runPrepared(trx, WRITE_READ_MODEL_ROWS_SQL, [
+      column('address'),
+      column('block_height'),
+      column('microblock_sequence'),
+      column('tx_index'),
+      column('tx_id'),
+      column('index_block_hash'),
+      txIds,
+    ]);
   }
 }

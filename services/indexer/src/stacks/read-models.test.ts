@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { addressTxRows, ANCHORED_SEQUENCE } from './read-models';
+
+const block = { index_block_hash: '0xb1', block_height: 7 };
+const tx = (id: string, index: number, over: Partial<Parameters<typeof addressTxRows>[1][number]> = {}) => ({
+  tx_id: id,
+  tx_index: index,
+  microblock_sequence: null,
+  sender_address: null,
+  sponsor_address: null,
+  contract_id: null,
+  recipient: null,
+  ...over,
+});
+const event = (txId: string, over: Partial<Parameters<typeof addressTxRows>[2][number]> = {}) => ({
+  tx_id: txId,
+  committed: true,
+  sender: null,
+  recipient: null,
+  locked_address: null,
+  ...over,
+});
+
+describe('addressTxRows', () => {
+  it('names each principal once per transaction: sender, sponsor, recipient, contract and event parties', () => {
+    const rows = addressTxRows(
+      block,
+      [
+        tx('0x01', 0, { sender_address: 'SP1', sponsor_address: 'SP2', recipient: 'SP3' }),
+        tx('0x02', 1, { sender_address: 'SP1', contract_id: 'SP1.c', microblock_sequence: 4 }),
+      ],
+      [event('0x01', { sender: 'SP1', recipient: 'SP4' }), event('0x02', { locked_address: 'SP5', recipient: 'SP1.c' })],
+    );
+    const view = rows.map((r) => `${r.address}@${r.tx_id}/${r.tx_index}/${r.microblock_sequence}`).sort();
+    expect(view).toEqual([
+      `SP1.c@0x02/1/4`,
+      `SP1@0x01/0/${ANCHORED_SEQUENCE}`,
+      `SP1@0x02/1/4`,
+      `SP2@0x01/0/${ANCHORED_SEQUENCE}`,
+      `SP3@0x01/0/${ANCHORED_SEQUENCE}`,
+      `SP4@0x01/0/${ANCHORED_SEQUENCE}`,
+      `SP5@0x02/1/4`,
+    ]);
+    expect(rows.every((r) => r.block_height === 7 && r.index_block_hash === '0xb1')).toBe(true);
+  });
+
+  it('ignores uncommitted events and events of transactions outside the block', () => {
+    const rows = addressTxRows(
+      block,
+      [tx('0x01', 0)],
+      [event('0x01', { sender: 'SP9', committed: false }), event('0xff', { recipient: 'SP8' })],
+    );
+    expect(rows).toEqual([]);
+  });
+});
