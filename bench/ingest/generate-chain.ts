@@ -1,5 +1,48 @@
 import { randomBytes } from 'node:crypto';
+import { decodeTransaction } from '@bda/stacks-codec';
 import type { RecordedEvent } from '../../scripts/lib/node-event-file';
+import { loadFixture } from '../../test/support/fixtures';
+
+const FIXTURES = [
+  'mocknet.tsv',
+  'mainnet-reorg-scenario1.tsv',
+  'fuzzed-transactions-1.tsv',
+  'mainnet-out-of-order-microblock.tsv',
+  'epoch-3-transition.tsv',
+];
+
+/**
+ * Material for `generateChain` from the recorded fixtures: up to 200 real STX-transfer transactions (most mainnet
+ * traffic is transfers) and the principals their events name.
+ */
+export function fixtureTransferPool(): { rawTxPool: string[]; addresses: string[] } {
+  type Block = {
+    transactions: Array<{ raw_tx: string }>;
+    events: Array<{ stx_transfer_event?: { sender: string; recipient: string } }>;
+  };
+  const blocks = FIXTURES.flatMap((f) => loadFixture(f))
+    .filter((e) => e.path === '/new_block')
+    .map((e) => JSON.parse(e.body) as Block);
+  const isTransfer = (raw: string) => {
+    try {
+      return decodeTransaction(raw).payload.typeId === 'token_transfer';
+    } catch {
+      return false;
+    }
+  };
+  const rawTxPool = blocks
+    .flatMap((b) => b.transactions.map((t) => t.raw_tx))
+    .filter((r) => r.length > 4 && isTransfer(r))
+    .slice(0, 200);
+  const addresses = [
+    ...new Set(
+      blocks
+        .flatMap((b) => b.events)
+        .flatMap((ev) => (ev.stx_transfer_event ? [ev.stx_transfer_event.sender, ev.stx_transfer_event.recipient] : [])),
+    ),
+  ];
+  return { rawTxPool, addresses };
+}
 
 /**
  * A synthetic Stacks chain for load: `blocks` blocks of `txsPerBlock` STX transfers, each with its

@@ -18,8 +18,7 @@ import { replayEvents } from '../../scripts/lib/replay-events';
 import { ROOT } from '../../scripts/lib/service-process';
 import { loadFixture } from '../../test/support/fixtures';
 import { TestSystem } from '../../test/support/test-system';
-import { decodeTransaction } from '@bda/stacks-codec';
-import { generateChain } from './generate-chain';
+import { fixtureTransferPool, generateChain } from './generate-chain';
 
 /** The reference API's importer on this kind of machine (issue #2). */
 const REFERENCE = {
@@ -165,15 +164,6 @@ async function warmBroker(brokers: string, messages: number): Promise<void> {
   console.log(`broker warmed with ${messages} messages in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 
-/** The generated chain is made of STX transfers, like most mainnet traffic. */
-function isTokenTransfer(raw: string): boolean {
-  try {
-    return decodeTransaction(raw).payload.typeId === 'token_transfer';
-  } catch {
-    return false;
-  }
-}
-
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -200,22 +190,6 @@ async function main(): Promise<void> {
       'epoch-3-transition.tsv',
     ];
     const all = files.flatMap((f) => loadFixture(f));
-    const rawTxPool = all
-      .filter((e) => e.path === '/new_block')
-      .flatMap((e) => (JSON.parse(e.body) as { transactions: Array<{ raw_tx: string }> }).transactions.map((t) => t.raw_tx))
-      .filter((r) => r.length > 4 && isTokenTransfer(r))
-      .slice(0, 200);
-    const addresses = [
-      ...new Set(
-        all
-          .filter((e) => e.path === '/new_block')
-          .flatMap(
-            (e) =>
-              (JSON.parse(e.body) as { events: Array<{ stx_transfer_event?: { sender: string; recipient: string } }> }).events,
-          )
-          .flatMap((ev) => (ev.stx_transfer_event ? [ev.stx_transfer_event.sender, ev.stx_transfer_event.recipient] : [])),
-      ),
-    ];
     // A broker in production has been running for weeks; this one was just started and its JVM still compiles
     // its hot paths (per message it costs several times the CPU it costs once warm, and it shares the two cores
     // with the services). Warm it with produce/fetch traffic of fixture-sized messages on a throwaway topic
@@ -228,7 +202,7 @@ async function main(): Promise<void> {
       // sharing a genesis: later files arrive as forks).
       results.push(await runOne('all fixtures', all, bus, pg.url, brokers));
       if (!values['skip-generated']) {
-        const chain = generateChain({ blocks: Number(values.blocks), txsPerBlock: Number(values.txs), rawTxPool, addresses });
+        const chain = generateChain({ blocks: Number(values.blocks), txsPerBlock: Number(values.txs), ...fixtureTransferPool() });
         results.push(await runOne(`generated ${values.blocks}x${values.txs}`, chain, bus, pg.url, brokers));
       }
       print(results);
