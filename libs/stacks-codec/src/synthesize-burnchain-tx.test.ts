@@ -66,47 +66,35 @@ describe('synthesizeBurnchainTransaction on the fixtures', () => {
   });
 });
 
+/** A `raw_tx` 0x00 transaction carrying a `transfer_stx` burnchain operation from SENDER to RECIPIENT. */
+function transferStxTx(op: { memo: string; transfered_ustx: number | string }) {
+  return {
+    txid: TXID,
+    raw_tx: '0x00',
+    raw_result: '0x0703',
+    burnchain_op: {
+      transfer_stx: {
+        burn_block_height: 10,
+        burn_header_hash: BURN_HASH,
+        recipient: RECIPIENT,
+        sender: SENDER,
+        burn_txid: TXID.slice(2),
+        vtxindex: 10,
+        ...op,
+      },
+    },
+  };
+}
+
 describe('synthesizeBurnchainTransaction from burnchain_op', () => {
   it('keeps a u64 amount exact when it arrives as a decimal string (how the bus decodes numbers beyond 2^53)', () => {
-    const tx = {
-      txid: TXID,
-      raw_tx: '0x00',
-      raw_result: '0x0703',
-      burnchain_op: {
-        transfer_stx: {
-          burn_block_height: 10,
-          burn_header_hash: BURN_HASH,
-          memo: '0x',
-          recipient: RECIPIENT,
-          sender: SENDER,
-          transfered_ustx: '18446744073709551615',
-          burn_txid: TXID.slice(2),
-          vtxindex: 10,
-        },
-      },
-    };
+    const tx = transferStxTx({ memo: '0x', transfered_ustx: '18446744073709551615' });
     const decoded = synthesizeBurnchainTransaction({ tx, events: [] });
     expect(decoded.payload).toMatchObject({ typeId: 'token_transfer', amount: 18446744073709551615n });
   });
 
   it('transfer_stx → token_transfer', () => {
-    const tx = {
-      txid: TXID,
-      raw_tx: '0x00',
-      raw_result: '0x0703',
-      burnchain_op: {
-        transfer_stx: {
-          burn_block_height: 10,
-          burn_header_hash: BURN_HASH,
-          memo: '0x000102030405',
-          recipient: RECIPIENT,
-          sender: SENDER,
-          transfered_ustx: 10,
-          burn_txid: TXID.slice(2),
-          vtxindex: 10,
-        },
-      },
-    };
+    const tx = transferStxTx({ memo: '0x000102030405', transfered_ustx: 10 });
     const events: NodeEvent[] = [
       {
         txid: '0x' + 'ab'.repeat(32),

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { DbAddressTx } from '@bda/db';
 import { runPrepared } from '../sql';
 
 /** Microblock sequence used for anchored transactions in the per-address ordering (sorts after microblock txs). */
@@ -81,16 +82,6 @@ export async function restoreOrphanedToMempool(trx: Knex.Transaction, blockHashe
   );
 }
 
-/** One `address_txs` row. */
-export interface AddressTxRow {
-  address: string;
-  block_height: number;
-  microblock_sequence: number;
-  tx_index: number;
-  tx_id: string;
-  index_block_hash: string;
-}
-
 interface TxParties {
   tx_id: string;
   tx_index: number;
@@ -120,10 +111,10 @@ export function addressTxRows(
   block: { index_block_hash: string; block_height: number },
   txs: readonly TxParties[],
   events: readonly EventParties[],
-): AddressTxRow[] {
+): DbAddressTx[] {
   const byId = new Map<string, TxParties>();
   for (const tx of txs) byId.set(tx.tx_id, tx);
-  const rows: AddressTxRow[] = [];
+  const rows: DbAddressTx[] = [];
   const seen = new Set<string>();
   const add = (address: string | null, tx: TxParties) => {
     if (address === null) return;
@@ -173,10 +164,10 @@ const WRITE_READ_MODEL_ROWS_SQL = `WITH inserted AS (
  * record and dropped (`reset`) when one fails, so a rolled-back block never leaves rows behind.
  */
 export class DeferredReadModels {
-  private rows: AddressTxRow[] = [];
+  private rows: DbAddressTx[] = [];
   private txIds: string[] = [];
 
-  add(rows: readonly AddressTxRow[], txIds: readonly string[]): void {
+  add(rows: readonly DbAddressTx[], txIds: readonly string[]): void {
     for (const r of rows) this.rows.push(r);
     for (const id of txIds) this.txIds.push(id);
   }
@@ -190,7 +181,7 @@ export class DeferredReadModels {
     if (this.rows.length === 0 && this.txIds.length === 0) return;
     const { rows, txIds } = this;
     this.reset();
-    const column = <K extends keyof AddressTxRow>(k: K) => rows.map((r) => r[k]);
+    const column = <K extends keyof DbAddressTx>(k: K) => rows.map((r) => r[k]);
     await runPrepared(trx, WRITE_READ_MODEL_ROWS_SQL, [
       column('address'),
       column('block_height'),
