@@ -11,6 +11,25 @@ let orphan: DbBlock;
 const alice = testAddress('alice');
 const bob = testAddress('bob');
 const contract = `${testAddress('deployer')}.token`;
+const vault = `${testAddress('deployer')}.vault`;
+/** The shape a node reports a contract's interface in (`contract_abi` of its deploy transaction). */
+const VAULT_ABI = {
+  functions: [
+    {
+      name: 'deposit',
+      access: 'public',
+      args: [
+        { name: 'amount', type: 'uint128' },
+        { name: 'memo', type: { optional: { buffer: { length: 34 } } } },
+      ],
+      outputs: { type: { response: { ok: 'bool', error: 'uint128' } } },
+    },
+  ],
+  variables: [],
+  maps: [],
+  fungible_tokens: [],
+  non_fungible_tokens: [],
+};
 const ftAsset = `${contract}::tok`;
 const nftAsset = `${contract}::nft`;
 
@@ -18,6 +37,9 @@ const tx = {} as Record<
   | 'transfer'
   | 'callNamed'
   | 'callUnnamed'
+  | 'deployWithAbi'
+  | 'callWithAbi'
+  | 'callAbiMismatch'
   | 'deploy'
   | 'coinbase'
   | 'tenure'
@@ -63,6 +85,26 @@ beforeAll(async () => {
     .contractCall(contract, 'mint', [{ ...CV.u100, name: null, type: 'uint' }])
     .build();
   tx.deploy = new TxRowBuilder('deploy').inBlock(b2).index(0).smartContract(contract).build();
+  tx.deployWithAbi = new TxRowBuilder('deploy-vault')
+    .inBlock(b2)
+    .index(4)
+    .smartContract(vault)
+    .with({ contract_abi: VAULT_ABI })
+    .build();
+  // The indexer stores arguments without names (it keeps no ABI lookup); the api names them from the deploy's ABI.
+  tx.callWithAbi = new TxRowBuilder('call-vault')
+    .inBlock(b4)
+    .index(2)
+    .contractCall(vault, 'deposit', [
+      { ...CV.u100, name: null, type: 'uint' },
+      { hex: '0x09', repr: 'none', name: null, type: '(optional UnknownType)' },
+    ])
+    .build();
+  tx.callAbiMismatch = new TxRowBuilder('call-vault-bad')
+    .inBlock(b4)
+    .index(3)
+    .contractCall(vault, 'deposit', [{ ...CV.u100, name: null, type: 'uint' }])
+    .build();
   tx.coinbase = new TxRowBuilder('coinbase')
     .inBlock(b2)
     .index(1)
@@ -290,6 +332,25 @@ describe('GET /extended/v1/tx/{tx_id} for mined transactions', () => {
     expect(unnamed.body.contract_call).toEqual({
       contract_id: contract,
       function_name: 'mint',
+      function_signature: '',
+      function_args: [{ hex: CV.u100.hex, repr: 'u100', name: '', type: 'uint' }],
+    });
+  });
+
+  it("names and types a contract call's arguments from the called contract's ABI", async () => {
+    const res = await get(tx.callWithAbi.tx_id);
+    expect(res.body.contract_call).toEqual({
+      contract_id: vault,
+      function_name: 'deposit',
+      function_signature: '(define-public (deposit (amount uint) (memo (optional (buff 34)))))',
+      function_args: [
+        { hex: CV.u100.hex, repr: 'u100', name: 'amount', type: 'uint' },
+        { hex: '0x09', repr: 'none', name: 'memo', type: '(optional (buff 34))' },
+      ],
+    });
+    // Arguments that do not match the ABI's function are left as stored.
+    const mismatch = await get(tx.callAbiMismatch.tx_id);
+    expect(mismatch.body.contract_call).toMatchObject({
       function_signature: '',
       function_args: [{ hex: CV.u100.hex, repr: 'u100', name: '', type: 'uint' }],
     });

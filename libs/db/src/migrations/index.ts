@@ -15,6 +15,7 @@ import * as m013 from './013-rune-outputs';
 import * as m014 from './014-rune-taproot-outputs';
 import * as m015 from './015-rune-activity';
 import * as m016 from './016-rune-balances';
+import * as m017 from './017-contract-deploys';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -39,6 +40,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['014-rune-taproot-outputs', m014],
   ['015-rune-activity', m015],
   ['016-rune-balances', m016],
+  ['017-contract-deploys', m017],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */

@@ -11,8 +11,10 @@ import type {
   TransactionResponse,
 } from '../api-types';
 import { clarityValueView } from '../codec';
+import type { ContractAbis } from '../datastore/contract-abis';
 import type { DbMempoolTxRow } from '../datastore/mempool';
 import type { DbTxRow } from '../datastore/txs';
+import { withAbiNames } from './contract-abi';
 import { toEventResponses } from './event';
 import { int, isoToUnix, str, strOrNull, unixToIso } from './common';
 
@@ -43,7 +45,7 @@ export function functionSignature(functionName: string, args: FunctionArgRespons
 }
 
 /** The type-specific part of a transaction from its stored `type_id` and `payload` jsonb. */
-export function toTxMetadata(typeId: string, payload: Record<string, unknown>): TransactionMetadataResponse {
+export function toTxMetadata(typeId: string, payload: Record<string, unknown>, abis?: ContractAbis): TransactionMetadataResponse {
   switch (typeId) {
     case 'token_transfer':
       return {
@@ -67,11 +69,12 @@ export function toTxMetadata(typeId: string, payload: Record<string, unknown>): 
     }
     case 'contract_call': {
       const fn = str(payload, 'function_name');
-      const args = functionArgs(payload['function_args']);
+      const contractId = str(payload, 'contract_id');
+      const args = withAbiNames(functionArgs(payload['function_args']), fn, abis?.get(contractId));
       return {
         tx_type: 'contract_call',
         contract_call: {
-          contract_id: str(payload, 'contract_id'),
+          contract_id: contractId,
           function_name: fn,
           function_signature: functionSignature(fn, args),
           function_args: args,
@@ -144,7 +147,7 @@ function toBaseTx(row: BaseRow, sponsored: boolean): BaseTransactionResponse {
  * A canonical mined transaction in the reference API's shape, with `events` (one page of them; empty in lists,
  * as the reference's lists are). Times fall back like the reference: `block_time` to the burn block time.
  */
-export function toTransactionResponse(row: DbTxRow, events: DbEvent[] = []): TransactionResponse {
+export function toTransactionResponse(row: DbTxRow, events: DbEvent[] = [], abis?: ContractAbis): TransactionResponse {
   const burnBlockTime = int(row.burn_block_time);
   const ownTime = int(row.block_time);
   const blockTime = ownTime > 0 ? ownTime : burnBlockTime;
@@ -178,7 +181,7 @@ export function toTransactionResponse(row: DbTxRow, events: DbEvent[] = []): Tra
     execution_cost_write_length: int(row.execution_cost_write_length),
     vm_error: row.vm_error ?? null,
     events: toEventResponses(events),
-    ...toTxMetadata(row.type_id, row.payload),
+    ...toTxMetadata(row.type_id, row.payload, abis),
   };
 }
 
@@ -201,7 +204,7 @@ export function toMempoolStatus(status: string): MempoolTxStatus {
   return 'dropped_unknown';
 }
 
-export function toMempoolTransactionResponse(row: DbMempoolTxRow): MempoolTransactionResponse {
+export function toMempoolTransactionResponse(row: DbMempoolTxRow, abis?: ContractAbis): MempoolTransactionResponse {
   const receiptTime = isoToUnix(row.receipt_time);
   return {
     ...toBaseTx(row, row.sponsor_address !== null),
@@ -209,6 +212,6 @@ export function toMempoolTransactionResponse(row: DbMempoolTxRow): MempoolTransa
     replaced_by_tx_id: row.replaced_by_tx_id ?? null,
     receipt_time: receiptTime,
     receipt_time_iso: unixToIso(receiptTime),
-    ...toTxMetadata(row.type_id, row.payload),
+    ...toTxMetadata(row.type_id, row.payload, abis),
   };
 }

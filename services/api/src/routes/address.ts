@@ -2,6 +2,7 @@ import express, { type Router } from 'express';
 import type { AddressTransactionsListResponse } from '../api-types';
 import { getAddressTxCount, getAddressTxPage } from '../datastore/address-txs';
 import { getChainTip } from '../datastore/chain-tip';
+import { getContractAbis } from '../datastore/contract-abis';
 import { readSnapshot } from '../datastore/snapshot';
 import { getCanonicalTxsByKeys } from '../datastore/txs';
 import { respondNotModifiedIfFresh } from '../http-cache';
@@ -16,14 +17,20 @@ export function addressRouter(ctx: RouteContext): Router {
   router.get('/extended/v1/address/:principal/transactions', async (req, res) => {
     const principal = parsePrincipal(req.params.principal);
     const { limit, offset } = parsePage(req.query, ctx.limits.tx);
-    const { tip, total, rows } = await readSnapshot(ctx.db, async (trx) => {
+    const { tip, total, rows, abis } = await readSnapshot(ctx.db, async (trx) => {
       const tip = await getChainTip(trx);
       const total = await getAddressTxCount(trx, principal);
       const keys = offset < total ? await getAddressTxPage(trx, principal, { limit, offset }) : [];
-      return { tip, total, rows: await getCanonicalTxsByKeys(trx, keys) };
+      const rows = await getCanonicalTxsByKeys(trx, keys);
+      return { tip, total, rows, abis: await getContractAbis(trx, rows) };
     });
     if (respondNotModifiedIfFresh(req, res, tip)) return;
-    const body: AddressTransactionsListResponse = { limit, offset, total, results: rows.map((r) => toTransactionResponse(r)) };
+    const body: AddressTransactionsListResponse = {
+      limit,
+      offset,
+      total,
+      results: rows.map((r) => toTransactionResponse(r, [], abis)),
+    };
     res.json(body);
   });
 

@@ -2,6 +2,7 @@ import express, { type Router } from 'express';
 import { NotFoundError } from '@bda/common';
 import type { MempoolTransactionListResponse } from '../api-types';
 import { getChainTip } from '../datastore/chain-tip';
+import { getContractAbis } from '../datastore/contract-abis';
 import { countPendingMempoolTxs, getMempoolTx, getPendingMempoolTxs } from '../datastore/mempool';
 import { readSnapshot } from '../datastore/snapshot';
 import { getCanonicalTx, getTxEvents } from '../datastore/txs';
@@ -19,16 +20,16 @@ export function transactionsRouter(ctx: RouteContext): Router {
     const { limit, offset } = parsePage(req.query, ctx.limits.tx);
     const rawSender = queryString(req.query, 'sender_address');
     const senderAddress = rawSender === undefined ? undefined : parsePrincipal(rawSender, 'query parameter sender_address');
-    const { rows, total } = await readSnapshot(ctx.db, async (trx) => ({
-      rows: await getPendingMempoolTxs(trx, { limit, offset, senderAddress }),
-      total: await countPendingMempoolTxs(trx, senderAddress),
-    }));
+    const { rows, total, abis } = await readSnapshot(ctx.db, async (trx) => {
+      const rows = await getPendingMempoolTxs(trx, { limit, offset, senderAddress });
+      return { rows, total: await countPendingMempoolTxs(trx, senderAddress), abis: await getContractAbis(trx, rows) };
+    });
     noStore(res);
     const body: MempoolTransactionListResponse = {
       limit,
       offset,
       total,
-      results: rows.map(toMempoolTransactionResponse),
+      results: rows.map((r) => toMempoolTransactionResponse(r, abis)),
     };
     res.json(body);
   });
@@ -39,9 +40,12 @@ export function transactionsRouter(ctx: RouteContext): Router {
     const found = await readSnapshot(ctx.db, async (trx) => {
       const tip = await getChainTip(trx);
       const tx = await getCanonicalTx(trx, txId);
-      if (tx) return { kind: 'mined' as const, tip, tx, events: await getTxEvents(trx, tx.tx_id, tx.index_block_hash, page) };
+      if (tx) {
+        const events = await getTxEvents(trx, tx.tx_id, tx.index_block_hash, page);
+        return { kind: 'mined' as const, tip, tx, events, abis: await getContractAbis(trx, [tx]) };
+      }
       const mempoolTx = await getMempoolTx(trx, txId);
-      if (mempoolTx) return { kind: 'mempool' as const, mempoolTx };
+      if (mempoolTx) return { kind: 'mempool' as const, mempoolTx, abis: await getContractAbis(trx, [mempoolTx]) };
       return null;
     });
     if (!found) {
@@ -49,11 +53,11 @@ export function transactionsRouter(ctx: RouteContext): Router {
     }
     if (found.kind === 'mempool') {
       noStore(res);
-      res.json(toMempoolTransactionResponse(found.mempoolTx));
+      res.json(toMempoolTransactionResponse(found.mempoolTx, found.abis));
       return;
     }
     if (respondNotModifiedIfFresh(req, res, found.tip)) return;
-    res.json(toTransactionResponse(found.tx, found.events));
+    res.json(toTransactionResponse(found.tx, found.events, found.abis));
   });
 
   return router;
