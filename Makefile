@@ -57,6 +57,7 @@ bench: install system-deps kafka-jars
 	@command -v nginx >/dev/null && command -v wrk >/dev/null || \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx wrk >/dev/null)
 	npx tsx bench/ingest/run.ts
+	npx tsx bench/ingest/catch-up.ts
 	npx tsx bench/proxy/run.ts
 	npx tsx bench/runes/ingest.ts
 	npx tsx bench/runes/activity.ts
