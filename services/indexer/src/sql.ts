@@ -19,7 +19,7 @@ const names = new Map<string, string>();
  * one: others run unnamed (parsed and planned each time), so statements whose text varies with the data (a `VALUES`
  * list per row count) never pile up in a session.
  */
-const MAX_PREPARED = 500;
+const MAX_PREPARED = 200;
 const MAX_PREPARED_TEXT = 16_384;
 
 function preparedName(text: string): string | undefined {
