@@ -27,6 +27,9 @@ export interface DbBlock {
   execution_cost_runtime: string;
   execution_cost_write_count: string;
   execution_cost_write_length: string;
+  pox_v1_unlock_height: number | null;
+  pox_v2_unlock_height: number | null;
+  pox_v3_unlock_height: number | null;
   canonical: boolean;
 }
 

@@ -72,6 +72,29 @@ describe('GET /extended', () => {
     expect(moved.status).toBe(200);
     expect(moved.headers.get('etag')).not.toBe(etag);
   });
+
+  it('reports the PoX unlock heights the node sent with the tip block, and null for a tip without them', async () => {
+    const withHeights = new BlockRowBuilder()
+      .height(20)
+      .with({ pox_v1_unlock_height: 104, pox_v2_unlock_height: 106, pox_v3_unlock_height: 109 })
+      .build();
+    const without = new BlockRowBuilder().height(21).build();
+    await insertBlocks(api.db, [withHeights, without]);
+    await setChainTip(api.db, withHeights, 20);
+    expect((await api.get('/extended')).body).toMatchObject({
+      pox_v1_unlock_height: 104,
+      pox_v2_unlock_height: 106,
+      pox_v3_unlock_height: 109,
+      chain_tip: { block_height: 20 },
+    });
+    await setChainTip(api.db, without, 21);
+    expect((await api.get('/extended')).body).toMatchObject({
+      pox_v1_unlock_height: null,
+      pox_v2_unlock_height: null,
+      pox_v3_unlock_height: null,
+      chain_tip: { block_height: 21 },
+    });
+  });
 });
 
 describe('unknown routes and methods', () => {

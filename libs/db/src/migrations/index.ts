@@ -16,6 +16,7 @@ import * as m014 from './014-rune-taproot-outputs';
 import * as m015 from './015-rune-activity';
 import * as m016 from './016-rune-balances';
 import * as m017 from './017-contract-deploys';
+import * as m018 from './018-block-pox-unlock-heights';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -41,6 +42,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['015-rune-activity', m015],
   ['016-rune-balances', m016],
   ['017-contract-deploys', m017],
+  ['018-block-pox-unlock-heights', m018],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */

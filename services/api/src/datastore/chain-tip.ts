@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { DbChainTip } from '@bda/db';
+import type { DbBlock, DbChainTip } from '@bda/db';
 
 /** The canonical tip (one-row table maintained by the indexer), or `null` before the first block. */
 export async function getChainTip(db: Knex): Promise<DbChainTip | null> {
@@ -16,3 +16,15 @@ export async function getChainTip(db: Knex): Promise<DbChainTip | null> {
     .first();
   return row ?? null;
 }
+
+/** The PoX unlock heights stored with a block (primary key lookup), or null when the block is unknown. */
+export async function getPoxUnlockHeights(db: Knex, indexBlockHash: string): Promise<PoxUnlockHeights | null> {
+  const row = (await db('blocks')
+    .select('pox_v1_unlock_height', 'pox_v2_unlock_height', 'pox_v3_unlock_height')
+    .where('index_block_hash', indexBlockHash)
+    .first()) as PoxUnlockHeights | undefined;
+  return row ?? null;
+}
+
+/** PoX unlock heights as the node sent them with a block (null where it sent none). */
+export type PoxUnlockHeights = Pick<DbBlock, 'pox_v1_unlock_height' | 'pox_v2_unlock_height' | 'pox_v3_unlock_height'>;

@@ -1,17 +1,19 @@
 import type { DbChainTip } from '@bda/db';
+import type { PoxUnlockHeights } from '../datastore/chain-tip';
 import type { ChainTipResponse, ServerStatusResponse } from '../api-types';
 
-/**
- * `GET /extended`. The PoX unlock heights are null: the node sends them with some blocks but the indexer does not
- * store them yet.
- */
-export function toServerStatusResponse(serverVersion: string, tip: DbChainTip | null): ServerStatusResponse {
+/** `GET /extended`: the tip, and the PoX unlock heights the node sent with the tip block (null without them). */
+export function toServerStatusResponse(
+  serverVersion: string,
+  tip: DbChainTip | null,
+  unlock: PoxUnlockHeights | null = null,
+): ServerStatusResponse {
   return {
     server_version: serverVersion,
     status: 'ready',
-    pox_v1_unlock_height: null,
-    pox_v2_unlock_height: null,
-    pox_v3_unlock_height: null,
+    pox_v1_unlock_height: unlock?.pox_v1_unlock_height ?? null,
+    pox_v2_unlock_height: unlock?.pox_v2_unlock_height ?? null,
+    pox_v3_unlock_height: unlock?.pox_v3_unlock_height ?? null,
     chain_tip: tip ? toChainTipResponse(tip) : null,
   };
 }

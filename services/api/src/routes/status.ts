@@ -1,5 +1,6 @@
 import express, { type Router } from 'express';
-import { getChainTip } from '../datastore/chain-tip';
+import { getChainTip, getPoxUnlockHeights } from '../datastore/chain-tip';
+import { readSnapshot } from '../datastore/snapshot';
 import { respondNotModifiedIfFresh } from '../http-cache';
 import { toServerStatusResponse } from '../mappers/status';
 import type { RouteContext } from './context';
@@ -8,9 +9,12 @@ import type { RouteContext } from './context';
 export function statusRouter(ctx: RouteContext): Router {
   const router = express.Router();
   const handler: express.RequestHandler = async (req, res) => {
-    const tip = await getChainTip(ctx.db);
+    const { tip, unlock } = await readSnapshot(ctx.db, async (trx) => {
+      const tip = await getChainTip(trx);
+      return { tip, unlock: tip ? await getPoxUnlockHeights(trx, tip.index_block_hash) : null };
+    });
     if (respondNotModifiedIfFresh(req, res, tip)) return;
-    res.json(toServerStatusResponse(ctx.serverVersion, tip));
+    res.json(toServerStatusResponse(ctx.serverVersion, tip, unlock));
   };
   router.get('/extended', handler);
   router.get('/extended/v1/status', handler);

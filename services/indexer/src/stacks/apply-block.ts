@@ -147,6 +147,9 @@ async function insertBlockData(writes: WriteBatch, block: NodeBlock, hash: strin
     execution_cost_runtime: cost.runtime,
     execution_cost_write_count: cost.write_count,
     execution_cost_write_length: cost.write_length,
+    pox_v1_unlock_height: block.pox_v1_unlock_height ?? null,
+    pox_v2_unlock_height: block.pox_v2_unlock_height ?? null,
+    pox_v3_unlock_height: block.pox_v3_unlock_height ?? null,
     canonical,
   };
   await writes.add(await unnestInsert(trx, 'blocks', [blockRow]));

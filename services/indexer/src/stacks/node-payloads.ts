@@ -58,6 +58,9 @@ export interface NodeBlock {
   block_time?: number | null;
   tenure_height?: number | null;
   cycle_number?: number | null;
+  pox_v1_unlock_height?: number | null;
+  pox_v2_unlock_height?: number | null;
+  pox_v3_unlock_height?: number | null;
   signer_bitvec?: string | null;
   signer_signature?: string[] | null;
   transactions: NodeTx[];
