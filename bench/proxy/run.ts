@@ -17,6 +17,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { get } from 'node:http';
 import { join } from 'node:path';
 import { freePort, startPostgres, startRedis, createTestDatabase } from '@bda/test-support';
 import { createDb, migrateToLatest } from '../../services/gateway/src/db/migrate';
@@ -138,6 +139,19 @@ function best(rs: Result[]): Result {
   };
 }
 
+/** GET over a new connection (no keep-alive pool). */
+function httpGetText(url: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    get(url, { agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve(body));
+      res.on('error', reject);
+    }).on('error', reject);
+  });
+}
+
 async function startGateway(env: Record<string, string>): Promise<{ port: number; child: ChildProcess }> {
   const port = await freePort();
   // The gateway's log (access lines included, as in production) goes to a file, shown if it fails to start.
@@ -249,7 +263,8 @@ async function main(): Promise<void> {
   }
   for (const t of targets) {
     if (!t.port) continue;
-    const metrics = await (await fetch(`http://127.0.0.1:${t.port}/metrics`)).text();
+    // A fresh connection: one kept alive since the gateway's start may have been closed by it meanwhile (EPIPE).
+    const metrics = await httpGetText(`http://127.0.0.1:${t.port}/metrics`);
     const fallback = /^gateway_ratelimit_fallback_decisions_total\S* (\d+)/m.exec(metrics)?.[1];
     if (fallback && fallback !== '0')
       console.log(`  ${t.name}: ${fallback} limit decisions fell back to the local limiter (Redis too slow or failing)`);
