@@ -26,6 +26,13 @@ describe('parseJsonExact', () => {
     });
   });
 
+  it('leaves long fraction and exponent digits of other numbers alone', () => {
+    // The big integer makes the rewrite run over the whole text.
+    const text =
+      '{"big": 12345678901234567890, "f": -0.12345678901234567890, "g": [1.00000000000000000001], "e": 1e+12345678901234567, "n": 2E-12345678901234567}';
+    expect(parseJsonExact(text)).toEqual({ ...(JSON.parse(text) as object), big: '12345678901234567890' });
+  });
+
   it('rejects malformed JSON like JSON.parse', () => {
     expect(() => parseJsonExact('{"a": 123456789012345678901')).toThrow(SyntaxError);
     expect(() => parseJsonExact('not json')).toThrow(SyntaxError);

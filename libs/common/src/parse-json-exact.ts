@@ -12,8 +12,11 @@ export function parseJsonExact(text: string): unknown {
 
 /** A number of 16+ digits where a value may start: the only place an unsafe integer can be (a string may match too). */
 const LONG_NUMBER_HINT = /[:[,]\s*-?\d{16,}/;
-/** Strings are matched whole (and left alone) so that digits inside them are never touched. */
-const TOKENS = /"(?:[^"\\]|\\.)*"|(-?\d{16,})(?![.eE\d])/g;
+/**
+ * Strings are matched whole (and left alone) so that digits inside them are never touched; an integer must stand
+ * alone (not the fraction or exponent digits of another number).
+ */
+const TOKENS = /"(?:[^"\\]|\\.)*"|(?<![\d.eE+-])(-?\d{16,})(?![.eE\d])/g;
 
 function quoteUnsafeIntegers(text: string): string {
   return text.replace(TOKENS, (token: string, integer: string | undefined) => {
