@@ -35,4 +35,19 @@ describe('a message the indexer cannot apply', () => {
     const metrics = await (await fetch(`${sys.indexerUrl}/metrics`)).text();
     expect(metrics).toMatch(/indexer_dead_letters_total\{[^}]*path="\/new_block"[^}]*\} 1/);
   });
+
+  it("answers the indexer's status in JSON, and unknown routes with a 404 JSON error", async () => {
+    const status = await fetch(`${sys.indexerUrl}/status`);
+    expect(status.status).toBe(200);
+    expect(await status.json()).toMatchObject({ running: true, topics: { 'stacks.node-events': { lag: '0' } } });
+    for (const [method, path] of [
+      ['GET', '/nope'],
+      ['POST', '/status'],
+    ] as const) {
+      const res = await fetch(`${sys.indexerUrl}${path}`, { method });
+      expect(res.status).toBe(404);
+      expect(res.headers.get('content-type')).toMatch(/application\/json/);
+      expect(await res.json()).toEqual({ error: 'not_found', message: `no route for ${method} ${path}` });
+    }
+  });
 });

@@ -1,5 +1,15 @@
 import express from 'express';
-import { closeServer, createLogger, createMetricsRegistry, healthRouter, listen, ShutdownRegistry } from '@bda/common';
+import {
+  closeServer,
+  createLogger,
+  createMetricsRegistry,
+  errorMiddleware,
+  healthRouter,
+  listen,
+  notFoundHandler,
+  ServiceUnavailableError,
+  ShutdownRegistry,
+} from '@bda/common';
 import { createBus } from '@bda/bus';
 import { createDb, isDbReachable, migrateLatest } from '@bda/db';
 import { loadIndexerEnv } from './env';
@@ -42,8 +52,17 @@ async function main(): Promise<void> {
     }),
   );
   app.get('/status', async (_req, res) => {
-    res.json({ running: indexer.isRunning, topics: await indexer.status() });
+    let topics: Awaited<ReturnType<Indexer['status']>>;
+    try {
+      topics = await indexer.status();
+    } catch (err) {
+      throw new ServiceUnavailableError(`cannot read the positions: ${(err as Error).message}`);
+    }
+    res.json({ running: indexer.isRunning, topics });
   });
+  // Same error bodies as every other service: unknown routes and failures answer JSON, never express's HTML.
+  app.use(notFoundHandler());
+  app.use(errorMiddleware(logger));
   const { server, port } = await listen(app, env.INDEXER_PORT);
   shutdown.register('intake', 'consumers', () => indexer.stop());
   shutdown.register('clients', 'health server', () => closeServer(server));
