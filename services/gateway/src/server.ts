@@ -2,9 +2,8 @@ import { createServer } from 'node:http';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import type { Knex } from 'knex';
-import { closeServer, createMetricsRegistry, ShutdownRegistry, type Logger } from '@bda/common';
+import { closeServer, clusterWorkerMetrics, createMetricsRegistry, ShutdownRegistry, type Logger } from '@bda/common';
 import { buildApp } from './build-app';
-import { workerMetrics } from './cluster-metrics';
 import { createDb } from './db/migrate';
 import type { GatewayEnv } from './env';
 import { KeyStore } from './keys/key-store';
@@ -130,7 +129,7 @@ export async function startGateway(env: GatewayEnv, logger: Logger, mode: 'singl
     api: new Forwarder(apiPool, forwardOpts, metrics),
     isReady: () => ready,
     isShuttingDown: () => shutdown.isShuttingDown,
-    metricsText: mode === 'worker' ? workerMetrics(registry) : undefined,
+    metricsText: mode === 'worker' ? clusterWorkerMetrics(registry, 'gateway') : undefined,
   };
   const app = buildApp(deps);
   // Proxied requests skip express altogether; the gateway's own endpoints go through the app.
