@@ -3,7 +3,8 @@ import { decodeTransaction } from '@bda/stacks-codec';
 import type { RecordedEvent } from '../../scripts/lib/node-event-file';
 import { loadFixture } from '../../test/support/fixtures';
 
-const FIXTURES = [
+/** Every recorded fixture, in the order the benches replay them (later files arrive as forks of a shared genesis). */
+export const FIXTURE_FILES = [
   'mocknet.tsv',
   'mainnet-reorg-scenario1.tsv',
   'fuzzed-transactions-1.tsv',
@@ -20,7 +21,7 @@ export function fixtureTransferPool(): { rawTxPool: string[]; addresses: string[
     transactions: Array<{ raw_tx: string }>;
     events: Array<{ stx_transfer_event?: { sender: string; recipient: string } }>;
   };
-  const blocks = FIXTURES.flatMap((f) => loadFixture(f))
+  const blocks = FIXTURE_FILES.flatMap((f) => loadFixture(f))
     .filter((e) => e.path === '/new_block')
     .map((e) => JSON.parse(e.body) as Block);
   const isTransfer = (raw: string) => {

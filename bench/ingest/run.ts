@@ -18,7 +18,7 @@ import { replayEvents } from '../../scripts/lib/replay-events';
 import { ROOT } from '../../scripts/lib/service-process';
 import { loadFixture } from '../../test/support/fixtures';
 import { TestSystem } from '../../test/support/test-system';
-import { fixtureTransferPool, generateChain } from './generate-chain';
+import { FIXTURE_FILES, fixtureTransferPool, generateChain } from './generate-chain';
 
 /** The reference API's importer on this kind of machine (issue #2). */
 const REFERENCE = {
@@ -182,14 +182,7 @@ async function main(): Promise<void> {
   const kafka = buses.includes('kafka') ? await startKafka({ dataDir: join(tmp, 'kafka'), fresh: true }) : null;
   const results: Result[] = [];
   try {
-    const files = [
-      'mocknet.tsv',
-      'mainnet-reorg-scenario1.tsv',
-      'fuzzed-transactions-1.tsv',
-      'mainnet-out-of-order-microblock.tsv',
-      'epoch-3-transition.tsv',
-    ];
-    const all = files.flatMap((f) => loadFixture(f));
+    const all = FIXTURE_FILES.flatMap((f) => loadFixture(f));
     // A broker in production has been running for weeks; this one was just started and its JVM still compiles
     // its hot paths (per message it costs several times the CPU it costs once warm, and it shares the two cores
     // with the services). Warm it with produce/fetch traffic of fixture-sized messages on a throwaway topic

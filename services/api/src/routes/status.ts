@@ -1,6 +1,5 @@
 import express, { type Router } from 'express';
 import { getChainTip, getPoxUnlockHeights } from '../datastore/chain-tip';
-import { readSnapshot } from '../datastore/snapshot';
 import { respondNotModifiedIfFresh } from '../http-cache';
 import { toServerStatusResponse } from '../mappers/status';
 import type { RouteContext } from './context';
@@ -9,11 +8,10 @@ import type { RouteContext } from './context';
 export function statusRouter(ctx: RouteContext): Router {
   const router = express.Router();
   const handler: express.RequestHandler = async (req, res) => {
-    const { tip, unlock } = await readSnapshot(ctx.db, async (trx) => {
-      const tip = await getChainTip(trx);
-      return { tip, unlock: tip ? await getPoxUnlockHeights(trx, tip.index_block_hash) : null };
-    });
+    const tip = await getChainTip(ctx.db);
     if (respondNotModifiedIfFresh(req, res, tip)) return;
+    // Read only for a full answer; a block's unlock heights never change, so no snapshot is needed with the tip.
+    const unlock = tip ? await getPoxUnlockHeights(ctx.db, tip.index_block_hash) : null;
     res.json(toServerStatusResponse(ctx.serverVersion, tip, unlock));
   };
   router.get('/extended', handler);
