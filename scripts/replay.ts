@@ -3,7 +3,7 @@
  * in order, like a node: `npm run replay -- <file.tsv> [--observer URL]`.
  */
 import { parseArgs } from 'node:util';
-import { countLines } from './lib/node-event-file';
+import { countLines } from '@bda/observer';
 import { replayFile } from './lib/replay-events';
 
 async function main(): Promise<void> {

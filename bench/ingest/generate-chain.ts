@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { decodeTransaction } from '@bda/stacks-codec';
-import type { RecordedEvent } from '../../scripts/lib/node-event-file';
+import type { RecordedEvent } from '@bda/observer';
 import { loadFixture } from '../../test/support/fixtures';
 
 /** Every recorded fixture, in the order the benches replay them (later files arrive as forks of a shared genesis). */

@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { KafkaBus } from '@bda/bus';
 import { createLogger } from '@bda/common';
 import { startKafka, startPostgres } from '@bda/test-support';
-import type { RecordedEvent } from '../../scripts/lib/node-event-file';
+import type { RecordedEvent } from '@bda/observer';
 import { replayEvents } from '../../scripts/lib/replay-events';
 import { ROOT } from '../../scripts/lib/service-process';
 import { loadFixture } from '../../test/support/fixtures';

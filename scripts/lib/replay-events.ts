@@ -1,5 +1,5 @@
 import { EventPoster } from './event-poster';
-import { readNodeEventFile, type RecordedEvent } from './node-event-file';
+import { readNodeEventFile, type RecordedEvent } from '@bda/observer';
 
 export interface ReplayOptions {
   observerUrl: string;

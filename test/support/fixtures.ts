@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RecordedEvent } from '../../scripts/lib/node-event-file';
+import type { RecordedEvent } from '@bda/observer';
 
 export const FIXTURE_DIR = join(import.meta.dirname, '..', 'fixtures', 'stacks-node-events');
 

@@ -4,10 +4,10 @@ import { promisify } from 'node:util';
 import { gunzip as gunzipCb, inflate as inflateCb } from 'node:zlib';
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { z } from 'zod';
 import { AppError, InputError, PayloadTooLargeError, ServiceUnavailableError, type ErrorResponse } from '@bda/common';
-import { BusMessageRejectedError, BusUnavailableError, encodeEnvelope, TOPICS, type BusProducer } from '@bda/bus';
-import { describeIssues, newBitcoinBlockSchema, NODE_EVENT_SCHEMAS } from './payload-schemas';
+import { BusMessageRejectedError, BusUnavailableError, encodeEnvelope, type BusProducer } from '@bda/bus';
+import { checkNodeEvent } from './check-node-event';
+import { NODE_EVENT_SCHEMAS } from './payload-schemas';
 
 const gunzip = promisify(gunzipCb);
 const inflate = promisify(inflateCb);
@@ -68,30 +68,11 @@ export function eventIntake(deps: EventIntakeDeps): (req: IncomingMessage, res: 
 
   const accept = async (req: IncomingMessage, path: string, query: string): Promise<void> => {
     const raw = await readBody(req, deps.bodyLimitBytes);
-    let busTopic: string;
-    let key: string;
-    let body: Buffer;
-    if (path === '/new_bitcoin_block') {
-      busTopic = TOPICS.bitcoinBlocks;
-      key = 'bitcoin';
-      body = bitcoinBlockBody(req, raw, query);
-    } else {
-      busTopic = TOPICS.stacksNodeEvents;
-      key = 'stacks';
-      const schema = NODE_EVENT_SCHEMAS[path];
-      if (schema) {
-        const parsed = schema.safeParse(parseJson(raw));
-        if (!parsed.success) throw new InputError(`body of ${path}: ${describeIssues(parsed.error)}`);
-        body = raw;
-      } else {
-        // A path a newer node may add: accept and keep it raw, so the node never stalls on us.
-        body = isJson(raw) ? raw : Buffer.from(JSON.stringify(raw.toString('utf8')));
-        logger.warn({ path, bytes: raw.length }, 'unknown observer path stored raw');
-      }
-    }
+    const checked = checkNodeEvent(path, raw, { query, contentType: req.headers['content-type'] });
+    if (!checked.known) logger.warn({ path, bytes: raw.length }, 'unknown observer path stored raw');
     const stop = publishSeconds.startTimer();
     try {
-      await publishInOrder(topic(busTopic), key, encodeEnvelope(path, new Date(), body));
+      await publishInOrder(topic(checked.topic), checked.key, encodeEnvelope(path, new Date(), checked.body));
     } catch (err) {
       if (err instanceof BusUnavailableError) throw new ServiceUnavailableError(`the event bus is unavailable: ${err.message}`);
       if (err instanceof BusMessageRejectedError && /TOO_LARGE/.test(err.reason)) {
@@ -175,45 +156,6 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   } catch (err) {
     if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
     throw new InputError(`body: not valid ${encoding} data`);
-  }
-}
-
-function bitcoinBlockBody(req: IncomingMessage, raw: Buffer, query: string): Buffer {
-  const type = req.headers['content-type'] ?? '';
-  if (type.startsWith('application/octet-stream')) {
-    // Raw serialized block bytes, the height in `?height=`.
-    const height = z.coerce
-      .number()
-      .int()
-      .nonnegative()
-      .safeParse(new URLSearchParams(query).get('height') ?? undefined);
-    if (!height.success) {
-      throw new InputError('query parameter height: a block height (non-negative integer) is required with a raw block body');
-    }
-    if (raw.length === 0) throw new InputError('body: the serialized block is empty');
-    return Buffer.from(JSON.stringify({ block_height: height.data, raw_block: raw.toString('hex') }));
-  }
-  const parsed = newBitcoinBlockSchema.safeParse(parseJson(raw));
-  if (!parsed.success) throw new InputError(`body: ${describeIssues(parsed.error)}`);
-  return raw;
-}
-
-function parseJson(raw: Buffer): unknown {
-  if (raw.length === 0) throw new InputError('body: a JSON body is required');
-  try {
-    return JSON.parse(raw.toString('utf8'));
-  } catch (err) {
-    throw new InputError(`body: not valid JSON (${(err as Error).message})`);
-  }
-}
-
-function isJson(raw: Buffer): boolean {
-  if (raw.length === 0) return false;
-  try {
-    JSON.parse(raw.toString('utf8'));
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -1,3 +1,6 @@
 export * from './build-app';
 export * from './env';
 export * from './payload-schemas';
+export * from './check-node-event';
+export * from './import-events';
+export * from './node-event-file';

@@ -28,3 +28,26 @@ export async function countLines(file: string): Promise<number> {
   for await (const _ of readNodeEventFile(file)) n += 1;
   return n;
 }
+
+const RECORDED_TIME = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
+
+/**
+ * The receive time of a recorded row (PostgreSQL text such as `2021-08-05 16:38:39.859937+00`, or ISO 8601), or
+ * null when the column is not such a timestamp. Sub-millisecond digits are dropped; no zone means UTC.
+ */
+export function parseRecordedTime(text: string): Date | null {
+  const m = RECORDED_TIME.exec(text.trim());
+  if (!m) return null;
+  const [, day, time, fraction = '', zone = 'Z'] = m;
+  const ms = fraction ? `.${fraction.slice(1, 4).padEnd(3, '0')}` : '';
+  const offset =
+    zone === 'Z'
+      ? 'Z'
+      : /^[+-]\d{2}$/.test(zone)
+        ? `${zone}:00`
+        : zone.includes(':')
+          ? zone
+          : `${zone.slice(0, 3)}:${zone.slice(3)}`;
+  const date = new Date(`${day}T${time}${ms}${offset}`);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
