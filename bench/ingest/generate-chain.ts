@@ -112,7 +112,12 @@ export function generateChain(opts: {
       events: evs,
       matured_miner_rewards: [],
     };
-    events.push({ id: String(h), receivedAt: '', path: '/new_block', body: JSON.stringify(body) });
+    events.push({
+      id: String(h),
+      receivedAt: new Date(1_700_000_000_000 + h * 5_000).toISOString(),
+      path: '/new_block',
+      body: JSON.stringify(body),
+    });
     parentIndex = index;
     parentHash = blockHash;
   }

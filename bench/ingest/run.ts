@@ -7,8 +7,10 @@
  *   npx tsx bench/ingest/run.ts [--blocks 2000] [--txs 50] [--bus kafka,postgres] [--skip-generated]
  *                               [--warm-up 20000 | --cold-broker]
  */
-import { readFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { KafkaBus } from '@bda/bus';
 import { createLogger } from '@bda/common';
@@ -32,6 +34,8 @@ const REFERENCE = {
 interface Result {
   name: string;
   bus: string;
+  /** `node`: POSTed one at a time to the observer, as a node does; `import`: `npm run import` onto the bus. */
+  via: 'node' | 'import';
   blocks: number;
   chainEvents: number;
   posts: number;
@@ -53,37 +57,75 @@ function quantile(xs: number[], q: number): number {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? 0;
 }
 
+/** Starts `import-child.ts` on `file` against `sys`'s bus; resolves once it is connected and waiting for `go`. */
+async function startImporter(sys: TestSystem, file: string): Promise<{ child: ChildProcess; done: Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', 'ingest', 'import-child.ts'), file], {
+    cwd: ROOT,
+    env: { ...process.env, ...sys.envFor('observer'), LOG_LEVEL: 'warn' },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout! });
+  const waitFor = (word: string) =>
+    new Promise<void>((resolve, reject) => {
+      const onLine = (line: string) => {
+        if (!line.startsWith(word)) return;
+        lines.off('line', onLine);
+        resolve();
+      };
+      lines.on('line', onLine);
+      child.once('exit', (code) => reject(new Error(`the importer exited (${code}) before "${word}"`)));
+    });
+  await waitFor('ready');
+  return { child, done: waitFor('done') };
+}
+
 async function runOne(
   name: string,
   events: RecordedEvent[],
   bus: 'kafka' | 'postgres',
+  via: 'node' | 'import',
   serverUrl: string,
   kafkaBrokers: string,
+  tmp: string,
 ): Promise<Result> {
   const sys = await TestSystem.start({
     bus,
     serverUrl,
     kafkaBrokers,
-    services: ['indexer', 'observer', 'api'],
+    services: via === 'node' ? ['indexer', 'observer', 'api'] : ['indexer', 'api'],
     env: { LOG_LEVEL: 'warn' },
   });
   try {
     const blocks = events.filter((e) => e.path === '/new_block');
     const chainEvents = blocks.reduce((n, e) => n + (JSON.parse(e.body) as { events: unknown[] }).events.length, 0);
-    const pids = ['observer', 'indexer'].map((s) => sys.procs.get(s as 'observer')!.child.pid!);
-    const cpu0 = pids.map(cpuMs);
     const latencies: number[] = [];
+    let importer: Awaited<ReturnType<typeof startImporter>> | undefined;
+    if (via === 'import') {
+      const file = join(tmp, `${name.replace(/[^a-z0-9]+/gi, '-')}.tsv`);
+      writeFileSync(file, events.map((e) => `${e.id}\t${e.receivedAt}\t${e.path}\t${e.body}\n`).join(''));
+      importer = await startImporter(sys, file);
+    }
+    const pids = [
+      via === 'node' ? sys.procs.get('observer')!.child.pid! : importer!.child.pid!,
+      sys.procs.get('indexer')!.child.pid!,
+    ];
+    const cpu0 = pids.map(cpuMs);
     const t0 = performance.now();
-    let last = t0;
-    // Posted as a node posts (one at a time, each retried until 200), over a kept-alive connection.
-    await replayEvents(events, {
-      observerUrl: sys.observerUrl,
-      onProgress: () => {
-        const now = performance.now();
-        latencies.push(now - last);
-        last = now;
-      },
-    });
+    if (importer) {
+      importer.child.stdin!.write('go\n');
+      await importer.done;
+    } else {
+      let last = t0;
+      // Posted as a node posts (one at a time, each retried until 200), over a kept-alive connection.
+      await replayEvents(events, {
+        observerUrl: sys.observerUrl,
+        onProgress: () => {
+          const now = performance.now();
+          latencies.push(now - last);
+          last = now;
+        },
+      });
+    }
     const tLastPost = performance.now();
     const maxHeight = Math.max(...blocks.map((b) => (JSON.parse(b.body) as { block_height: number }).block_height));
     for (;;) {
@@ -103,15 +145,20 @@ async function runOne(
       );
     const cpu1 = pids.map(cpuMs);
     const cpu = cpu1.reduce((n, c, i) => n + c - cpu0[i]!, 0);
+    if (importer) {
+      importer.child.stdin!.end();
+      await new Promise((r) => importer.child.once('exit', r));
+    }
     return {
       name,
       bus,
+      via,
       blocks: blocks.length,
       chainEvents,
       posts: events.length,
       seconds: (tVisible - t0) / 1000,
-      postP50: quantile(latencies, 0.5),
-      postP99: quantile(latencies, 0.99),
+      postP50: latencies.length > 0 ? quantile(latencies, 0.5) : NaN,
+      postP99: latencies.length > 0 ? quantile(latencies, 0.99) : NaN,
       tipLagMs: tVisible - tLastPost,
       cpuMsPerBlock: cpu / Math.max(blocks.length, 1),
     };
@@ -120,14 +167,16 @@ async function runOne(
   }
 }
 
+const ms = (x: number) => (Number.isNaN(x) ? '-' : `${x.toFixed(2)}ms`);
+
 function print(results: Result[]): void {
   const pad = (s: string | number, n: number) => String(s).padStart(n);
   console.log(
-    `\n${'dataset'.padEnd(22)} ${'bus'.padEnd(9)} ${pad('blocks', 7)} ${pad('events', 7)} ${pad('secs', 7)} ${pad('blocks/s', 9)} ${pad('events/s', 9)} ${pad('POST p50', 9)} ${pad('POST p99', 9)} ${pad('tip lag', 8)} ${pad('CPU/blk', 8)}`,
+    `\n${'dataset'.padEnd(22)} ${'bus'.padEnd(9)} ${'via'.padEnd(7)} ${pad('blocks', 7)} ${pad('events', 7)} ${pad('secs', 7)} ${pad('blocks/s', 9)} ${pad('events/s', 9)} ${pad('POST p50', 9)} ${pad('POST p99', 9)} ${pad('tip lag', 8)} ${pad('CPU/blk', 8)}`,
   );
   for (const r of results) {
     console.log(
-      `${r.name.padEnd(22)} ${r.bus.padEnd(9)} ${pad(r.blocks, 7)} ${pad(r.chainEvents, 7)} ${pad(r.seconds.toFixed(2), 7)} ${pad((r.blocks / r.seconds).toFixed(1), 9)} ${pad((r.chainEvents / r.seconds).toFixed(1), 9)} ${pad(r.postP50.toFixed(2) + 'ms', 9)} ${pad(r.postP99.toFixed(2) + 'ms', 9)} ${pad(r.tipLagMs.toFixed(0) + 'ms', 8)} ${pad(r.cpuMsPerBlock.toFixed(1) + 'ms', 8)}`,
+      `${r.name.padEnd(22)} ${r.bus.padEnd(9)} ${r.via.padEnd(7)} ${pad(r.blocks, 7)} ${pad(r.chainEvents, 7)} ${pad(r.seconds.toFixed(2), 7)} ${pad((r.blocks / r.seconds).toFixed(1), 9)} ${pad((r.chainEvents / r.seconds).toFixed(1), 9)} ${pad(ms(r.postP50), 9)} ${pad(ms(r.postP99), 9)} ${pad(r.tipLagMs.toFixed(0) + 'ms', 8)} ${pad(r.cpuMsPerBlock.toFixed(1) + 'ms', 8)}`,
     );
   }
   console.log('\nagainst the reference importer (ours / reference; the bar is 5x over Kafka):');
@@ -135,7 +184,7 @@ function print(results: Result[]): void {
     const ref = r.name === 'mocknet.tsv' ? REFERENCE.mocknet : r.name === 'all fixtures' ? REFERENCE.allFixtures : null;
     if (!ref) continue;
     console.log(
-      `  ${r.name.padEnd(14)} ${r.bus.padEnd(9)} blocks/s ${(r.blocks / r.seconds / ref.blocksPerSec).toFixed(2)}x   events/s ${(r.chainEvents / r.seconds / ref.eventsPerSec).toFixed(2)}x   CPU/block ${(REFERENCE.cpuMsPerBlock / Math.max(r.cpuMsPerBlock, 0.01)).toFixed(2)}x less`,
+      `  ${r.name.padEnd(14)} ${r.bus.padEnd(9)} ${r.via.padEnd(7)} blocks/s ${(r.blocks / r.seconds / ref.blocksPerSec).toFixed(2)}x   events/s ${(r.chainEvents / r.seconds / ref.eventsPerSec).toFixed(2)}x   CPU/block ${(REFERENCE.cpuMsPerBlock / Math.max(r.cpuMsPerBlock, 0.01)).toFixed(2)}x less`,
     );
   }
 }
@@ -170,6 +219,8 @@ async function main(): Promise<void> {
       blocks: { type: 'string', default: '2000' },
       txs: { type: 'string', default: '50' },
       bus: { type: 'string', default: 'kafka,postgres' },
+      /** How events arrive: POSTed one at a time like a node (`node`), or `npm run import` onto the bus (`import`). */
+      via: { type: 'string', default: 'node,import' },
       'skip-generated': { type: 'boolean', default: false },
       /** Messages produced and consumed on a throwaway topic to warm the Kafka broker's JVM first. */
       'warm-up': { type: 'string', default: '20000' },
@@ -177,7 +228,9 @@ async function main(): Promise<void> {
     },
   });
   const buses = values.bus!.split(',') as Array<'kafka' | 'postgres'>;
+  const vias = values.via!.split(',') as Array<'node' | 'import'>;
   const tmp = join(ROOT, '.tmp', `bench-ingest-${process.pid}`);
+  mkdirSync(tmp, { recursive: true });
   const pg = await startPostgres({ dataDir: join(tmp, 'pg'), fresh: true });
   const kafka = buses.includes('kafka') ? await startKafka({ dataDir: join(tmp, 'kafka'), fresh: true }) : null;
   const results: Result[] = [];
@@ -188,17 +241,20 @@ async function main(): Promise<void> {
     // with the services). Warm it with produce/fetch traffic of fixture-sized messages on a throwaway topic
     // before measuring. The services themselves start cold for every dataset.
     if (kafka && !values['cold-broker']) await warmBroker(kafka.brokers, Number(values['warm-up']));
+    const chain = values['skip-generated']
+      ? null
+      : generateChain({ blocks: Number(values.blocks), txsPerBlock: Number(values.txs), ...fixtureTransferPool() });
     for (const bus of buses) {
-      const brokers = kafka?.brokers ?? '';
-      results.push(await runOne('mocknet.tsv', loadFixture('mocknet.tsv'), bus, pg.url, brokers));
-      // All fixtures one after the other into one system, as the reference measured them (separate chains
-      // sharing a genesis: later files arrive as forks).
-      results.push(await runOne('all fixtures', all, bus, pg.url, brokers));
-      if (!values['skip-generated']) {
-        const chain = generateChain({ blocks: Number(values.blocks), txsPerBlock: Number(values.txs), ...fixtureTransferPool() });
-        results.push(await runOne(`generated ${values.blocks}x${values.txs}`, chain, bus, pg.url, brokers));
+      for (const via of vias) {
+        const brokers = kafka?.brokers ?? '';
+        const run = (name: string, events: RecordedEvent[]) => runOne(name, events, bus, via, pg.url, brokers, tmp);
+        results.push(await run('mocknet.tsv', loadFixture('mocknet.tsv')));
+        // All fixtures one after the other into one system, as the reference measured them (separate chains
+        // sharing a genesis: later files arrive as forks).
+        results.push(await run('all fixtures', all));
+        if (chain) results.push(await run(`generated ${values.blocks}x${values.txs}`, chain));
+        print(results);
       }
-      print(results);
     }
   } finally {
     await kafka?.stop();

@@ -1,0 +1,37 @@
+/**
+ * The importer as its own cold process, for `run.ts --via import`: connects to the bus of the environment (the
+ * observer's variables), says `ready`, and on `go` (stdin) imports the TSV files given as arguments one after the
+ * other, then prints `done` and the number of events, and exits when stdin closes. The parent times from `go`, so the process's own start-up (loading
+ * tsx and the modules) is left out, as it is for the services the parent started before timing.
+ */
+import { createInterface } from 'node:readline';
+import { createBus, TOPICS } from '@bda/bus';
+import { createLogger } from '@bda/common';
+import { importEvents, loadObserverEnv, readNodeEventFile } from '@bda/observer';
+
+const env = loadObserverEnv();
+const logger = createLogger('bench-import', 'warn');
+const bus = createBus({
+  kafkaBrokers: env.KAFKA_BROKERS,
+  databaseUrl: env.BUS_DATABASE_URL ?? env.DATABASE_URL,
+  clientId: 'bench-import',
+  logger,
+  topicPrefix: env.BUS_TOPIC_PREFIX || undefined,
+  kafkaCompressMinBytes: env.KAFKA_COMPRESS_MIN_BYTES,
+});
+await bus.ensureTopics([TOPICS.stacksNodeEvents, TOPICS.bitcoinBlocks].map((t) => env.BUS_TOPIC_PREFIX + t));
+const producer = bus.producer();
+await producer.connect();
+console.log('ready');
+const lines = createInterface({ input: process.stdin });
+for await (const line of lines) {
+  if (line.trim() !== 'go') continue;
+  let imported = 0;
+  for (const file of process.argv.slice(2)) {
+    const summary = await importEvents(readNodeEventFile(file), { producer, logger, topicPrefix: env.BUS_TOPIC_PREFIX });
+    imported += summary.imported;
+  }
+  // Stays up until stdin closes, so the parent can read this process's CPU time after the run.
+  console.log(`done ${imported}`);
+}
+await bus.close();
