@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { NodeBlock } from './node-payloads';
 import { addCanonicalBlockReadModels, removeAddressTxs, restoreOrphanedToMempool } from './read-models';
 import { normalizeHex } from './sanitize';
+import { runPrepared } from '../sql';
 
 const CHAIN_TABLES = ['blocks', 'txs', 'events', 'miner_rewards'] as const;
 
@@ -23,6 +24,16 @@ export async function setCanonical(trx: Knex.Transaction, blockHashes: string[],
   }
 }
 
+const BRANCH_SQL = `WITH RECURSIVE branch AS (
+    SELECT index_block_hash, parent_index_block_hash, block_height, canonical, 0 AS depth
+    FROM blocks WHERE index_block_hash = $1
+    UNION ALL
+    SELECT b.index_block_hash, b.parent_index_block_hash, b.block_height, b.canonical, branch.depth + 1
+    FROM branch JOIN blocks b ON b.index_block_hash = branch.parent_index_block_hash
+    WHERE NOT branch.canonical
+  )
+  SELECT index_block_hash, parent_index_block_hash, block_height, canonical, depth FROM branch ORDER BY depth`;
+
 interface BranchBlock {
   index_block_hash: string;
   parent_index_block_hash: string;
@@ -37,21 +48,13 @@ interface BranchBlock {
  * Returns how many canonical blocks this added (branch length minus blocks orphaned).
  */
 export async function makeCanonical(trx: Knex.Transaction, tipHash: string, receiptTime: string): Promise<number> {
-  const branch: BranchBlock[] = [];
-  let forkHeight: number | null = null;
-  let cursor: string | undefined = tipHash;
-  while (cursor) {
-    const row: BranchBlock | undefined = await trx('blocks')
-      .where({ index_block_hash: cursor })
-      .first('index_block_hash', 'parent_index_block_hash', 'block_height', 'canonical');
-    if (!row) break;
-    if (row.canonical) {
-      forkHeight = row.block_height;
-      break;
-    }
-    branch.push(row);
-    cursor = row.parent_index_block_hash;
-  }
+  // The branch in one round trip (not one per block): from the tip down through its non-canonical ancestors, plus
+  // the first canonical ancestor (the fork point) when there is one. Recursion stops at a canonical block or a parent
+  // that is not stored.
+  const rows = await runPrepared<BranchBlock & { depth: number }>(trx, BRANCH_SQL, [tipHash]);
+  const branch = rows.filter((r) => !r.canonical);
+  const forkPoint = rows.find((r) => r.canonical);
+  const forkHeight: number | null = forkPoint ? forkPoint.block_height : null;
   if (branch.length === 0) return 0;
   const orphanFrom = forkHeight !== null ? forkHeight + 1 : branch[branch.length - 1]!.block_height;
   const orphaned: string[] = (
