@@ -50,7 +50,7 @@ try {
     const t0 = performance.now();
     await sys.startService('indexer');
     const t1 = performance.now();
-    await sys.waitForCaughtUp(600_000, 5);
+    await sys.waitForAppliedFromDb(600_000, 2);
     const ms = performance.now() - t1;
     const dead = (await sys.db('dead_letters').count('* as n')) as Array<{ n: string }>;
     const n = dead[0]?.n ?? '0';
