@@ -1,5 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
 
 /** One recorded node event: a row of the fixtures' TSV format (id, received, path, JSON body). */
 export interface RecordedEvent {
@@ -9,9 +11,12 @@ export interface RecordedEvent {
   body: string;
 }
 
-/** Reads a recorded-events TSV file in order. The body column is passed on exactly as recorded. */
+/**
+ * Reads a recorded-events TSV file in order; a name ending in `.gz` is read through gunzip (archives of a mainnet
+ * node's events are large). The body column is passed on exactly as recorded.
+ */
 export async function* readNodeEventFile(file: string): AsyncGenerator<RecordedEvent> {
-  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  const lines = createInterface({ input: openText(file), crlfDelay: Infinity });
   let n = 0;
   for await (const line of lines) {
     n += 1;
@@ -21,6 +26,16 @@ export async function* readNodeEventFile(file: string): AsyncGenerator<RecordedE
     const [id, receivedAt, path] = cols as [string, string, string];
     yield { id, receivedAt, path, body: cols.slice(3).join('\t') };
   }
+}
+
+function openText(file: string): Readable {
+  if (!file.endsWith('.gz')) return createReadStream(file, { encoding: 'utf8' });
+  const raw = createReadStream(file);
+  const gunzip = createGunzip();
+  raw.on('error', (err) => gunzip.destroy(err));
+  raw.pipe(gunzip);
+  gunzip.setEncoding('utf8');
+  return gunzip;
 }
 
 export async function countLines(file: string): Promise<number> {

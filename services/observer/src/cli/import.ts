@@ -1,7 +1,7 @@
 /**
  * Imports recorded node events into the bus without a node:
  *
- *   npm run import -- <file.tsv> [--from-id N] [--skip-invalid] [--batch-events 500] [--batch-bytes 8mb]
+ *   npm run import -- <file.tsv[.gz]> [--from-id N] [--skip-invalid] [--batch-events 500] [--batch-bytes 8mb]
  *
  * The file is the TSV the fixtures use, which is also what the reference API's `event_observer_requests` table holds
  * (id, receive time, path, JSON body): an archive of a node's events, or the export of an existing deployment being
@@ -19,7 +19,7 @@ import { parseByteSize } from '../event-intake';
 import { ImportStoppedError, importEvents } from '../import-events';
 import { readNodeEventFile } from '../node-event-file';
 
-const USAGE = 'usage: npm run import -- <file.tsv> [--from-id N] [--skip-invalid] [--batch-events 500] [--batch-bytes 8mb]';
+const USAGE = 'usage: npm run import -- <file.tsv[.gz]> [--from-id N] [--skip-invalid] [--batch-events 500] [--batch-bytes 8mb]';
 
 export interface ImportCliIo {
   out: (line: string) => void;
