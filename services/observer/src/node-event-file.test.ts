@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readNodeEventFile, type RecordedEvent } from './node-event-file';
+import { readNodeEventFile, unescapeCopyText, type RecordedEvent } from './node-event-file';
 
 const dir = mkdtempSync(join(tmpdir(), 'bda-events-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -46,3 +46,28 @@ describe('readNodeEventFile', () => {
     await expect(read(join(dir, 'corrupt.tsv.gz'))).rejects.toThrow(/incorrect header check/);
   });
 });
+
+describe('unescapeCopyText', () => {
+  it('undoes the escapes of PostgreSQL COPY text', () => {
+    expect(unescapeCopyText('{"a":"x\\\\"y"}')).toBe('{"a":"x\\"y"}');
+    expect(unescapeCopyText('a\\tb\\nc\\rd\\\\e')).toBe('a\tb\nc\rd\\e');
+    expect(unescapeCopyText('\\b\\f\\v')).toBe('\b\f\v');
+    expect(unescapeCopyText('\\101\\x42\\.')).toBe('AB.');
+    expect(unescapeCopyText('plain {"json":1}')).toBe('plain {"json":1}');
+  });
+
+  it('reads a COPY-escaped file column by column, and refuses NULL columns', async () => {
+    writeFileSync(join(dir, 'copy.tsv'), '7\t2021-08-05 16:38:39+00\t/new_block\t{"s":"a\\\\nb\\\\u0000"}\n');
+    const [row] = await read2(join(dir, 'copy.tsv'));
+    expect(row).toEqual({ id: '7', receivedAt: '2021-08-05 16:38:39+00', path: '/new_block', body: '{"s":"a\\nb\\u0000"}' });
+    expect(JSON.parse(row!.body)).toEqual({ s: 'a\nb\u0000' });
+    writeFileSync(join(dir, 'null.tsv'), '8\t\\N\t/new_block\t{}\n');
+    await expect(read2(join(dir, 'null.tsv'))).rejects.toThrow(/null\.tsv:1: column 2 is NULL/);
+  });
+});
+
+async function read2(file: string): Promise<RecordedEvent[]> {
+  const out: RecordedEvent[] = [];
+  for await (const e of readNodeEventFile(file, { copyEscaped: true })) out.push(e);
+  return out;
+}

@@ -11,21 +11,52 @@ export interface RecordedEvent {
   body: string;
 }
 
+export interface ReadNodeEventFileOptions {
+  /**
+   * The file is PostgreSQL `COPY … TO` text (what the reference API's `export-events` writes): every column has its
+   * backslash escapes undone (`\\` → `\`, `\t`, `\n`, …), and a tab always separates columns. Without it the columns
+   * are taken as they are (the fixtures' format), and the body is everything after the third tab.
+   */
+  copyEscaped?: boolean;
+}
+
 /**
  * Reads a recorded-events TSV file in order; a name ending in `.gz` is read through gunzip (archives of a mainnet
  * node's events are large). The body column is passed on exactly as recorded.
  */
-export async function* readNodeEventFile(file: string): AsyncGenerator<RecordedEvent> {
+export async function* readNodeEventFile(file: string, opts: ReadNodeEventFileOptions = {}): AsyncGenerator<RecordedEvent> {
   const lines = createInterface({ input: openText(file), crlfDelay: Infinity });
   let n = 0;
   for await (const line of lines) {
     n += 1;
     if (line.trim() === '') continue;
     const cols = line.split('\t');
+    if (opts.copyEscaped) {
+      if (cols.length !== 4) throw new Error(`${file}:${n}: expected 4 tab-separated COPY columns, got ${cols.length}`);
+      const [id, receivedAt, path, body] = cols.map((c, i) => {
+        if (c === '\\N') throw new Error(`${file}:${n}: column ${i + 1} is NULL`);
+        return unescapeCopyText(c);
+      }) as [string, string, string, string];
+      yield { id, receivedAt, path, body };
+      continue;
+    }
     if (cols.length < 4) throw new Error(`${file}:${n}: expected 4 tab-separated columns, got ${cols.length}`);
     const [id, receivedAt, path] = cols as [string, string, string];
     yield { id, receivedAt, path, body: cols.slice(3).join('\t') };
   }
+}
+
+const COPY_ESCAPE = /\\(?:([0-7]{1,3})|x([0-9a-fA-F]{1,2})|([\s\S]))/g;
+const COPY_CONTROL: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v' };
+
+/** One column of PostgreSQL's COPY text format, unescaped (`\\` → `\`, `\n` → newline, octal and hex bytes). */
+export function unescapeCopyText(column: string): string {
+  if (!column.includes('\\')) return column;
+  return column.replace(COPY_ESCAPE, (_m, octal: string | undefined, hex: string | undefined, char: string | undefined) => {
+    if (octal !== undefined) return String.fromCharCode(parseInt(octal, 8));
+    if (hex !== undefined) return String.fromCharCode(parseInt(hex, 16));
+    return COPY_CONTROL[char!] ?? char!;
+  });
 }
 
 function openText(file: string): Readable {

@@ -1,11 +1,11 @@
 /**
  * Imports recorded node events into the bus without a node:
  *
- *   npm run import -- <file.tsv[.gz]> [--from-id N] [--skip-invalid] [--batch-events 500] [--batch-bytes 8mb]
+ *   npm run import -- <file.tsv[.gz]> [--from-id N] [--skip-invalid] [--copy-escaped] [--batch-events 500] [--batch-bytes 8mb]
  *
  * The file is the TSV the fixtures use, which is also what the reference API's `event_observer_requests` table holds
  * (id, receive time, path, JSON body): an archive of a node's events, or the export of an existing deployment being
- * migrated. The bus is the observer's (KAFKA_BROKERS, else the PostgreSQL log in BUS_DATABASE_URL / DATABASE_URL).
+ * migrated (`--copy-escaped` for a file in PostgreSQL's COPY text format, as the reference's `export-events` writes). The bus is the observer's (KAFKA_BROKERS, else the PostgreSQL log in BUS_DATABASE_URL / DATABASE_URL).
  * Each row is checked as the observer checks a POST; the indexer then applies the events as if a node had sent them.
  * Run it into a system no node is posting to: the bus keeps one order, and a node's live events would interleave.
  */
@@ -19,7 +19,8 @@ import { parseByteSize } from '../event-intake';
 import { ImportStoppedError, importEvents } from '../import-events';
 import { readNodeEventFile } from '../node-event-file';
 
-const USAGE = 'usage: npm run import -- <file.tsv[.gz]> [--from-id N] [--skip-invalid] [--batch-events 500] [--batch-bytes 8mb]';
+const USAGE =
+  'usage: npm run import -- <file.tsv[.gz]> [--from-id N] [--skip-invalid] [--copy-escaped] [--batch-events 500] [--batch-bytes 8mb]';
 
 export interface ImportCliIo {
   out: (line: string) => void;
@@ -37,6 +38,7 @@ export async function runImportCommand(argv: string[], env: ObserverEnv, io: Imp
       options: {
         'from-id': { type: 'string' },
         'skip-invalid': { type: 'boolean', default: false },
+        'copy-escaped': { type: 'boolean', default: false },
         'batch-events': { type: 'string', default: '500' },
         'batch-bytes': { type: 'string', default: '8mb' },
       },
@@ -91,7 +93,7 @@ export async function runImportCommand(argv: string[], env: ObserverEnv, io: Imp
     await bus.ensureTopics([TOPICS.stacksNodeEvents, TOPICS.bitcoinBlocks].map((t) => env.BUS_TOPIC_PREFIX + t));
     const producer = bus.producer();
     await producer.connect();
-    const summary = await importEvents(readNodeEventFile(file), {
+    const summary = await importEvents(readNodeEventFile(file, { copyEscaped: values['copy-escaped'] }), {
       producer,
       logger,
       topicPrefix: env.BUS_TOPIC_PREFIX,
