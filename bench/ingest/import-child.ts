@@ -5,20 +5,13 @@
  * tsx and the modules) is left out, as it is for the services the parent started before timing.
  */
 import { createInterface } from 'node:readline';
-import { createBus, TOPICS } from '@bda/bus';
+import { TOPICS } from '@bda/bus';
 import { createLogger } from '@bda/common';
-import { importEvents, loadObserverEnv, readNodeEventFile } from '@bda/observer';
+import { createObserverBus, importEvents, loadObserverEnv, readNodeEventFile } from '@bda/observer';
 
 const env = loadObserverEnv();
 const logger = createLogger('bench-import', 'warn');
-const bus = createBus({
-  kafkaBrokers: env.KAFKA_BROKERS,
-  databaseUrl: env.BUS_DATABASE_URL ?? env.DATABASE_URL,
-  clientId: 'bench-import',
-  logger,
-  topicPrefix: env.BUS_TOPIC_PREFIX || undefined,
-  kafkaCompressMinBytes: env.KAFKA_COMPRESS_MIN_BYTES,
-});
+const bus = createObserverBus(env, logger, 'bench-import');
 await bus.ensureTopics([TOPICS.stacksNodeEvents, TOPICS.bitcoinBlocks].map((t) => env.BUS_TOPIC_PREFIX + t));
 const producer = bus.producer();
 await producer.connect();

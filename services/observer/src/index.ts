@@ -4,3 +4,4 @@ export * from './payload-schemas';
 export * from './check-node-event';
 export * from './import-events';
 export * from './node-event-file';
+export * from './observer-bus';

@@ -1,8 +1,9 @@
 import { closeServer, createLogger, createMetricsRegistry, listen, ShutdownRegistry } from '@bda/common';
-import { createBus, TOPICS } from '@bda/bus';
+import { TOPICS } from '@bda/bus';
 import { BitcoindFollower } from './bitcoind-follower';
 import { buildApp } from './build-app';
 import { loadObserverEnv } from './env';
+import { createObserverBus } from './observer-bus';
 
 /** Entry point: config, bus, HTTP server, ordered shutdown. */
 async function main(): Promise<void> {
@@ -10,14 +11,7 @@ async function main(): Promise<void> {
   const logger = createLogger('observer', env.LOG_LEVEL);
   const shutdown = new ShutdownRegistry(logger);
   shutdown.installSignalHandlers();
-  const bus = createBus({
-    kafkaBrokers: env.KAFKA_BROKERS,
-    databaseUrl: env.BUS_DATABASE_URL ?? env.DATABASE_URL,
-    clientId: 'observer',
-    logger,
-    topicPrefix: env.BUS_TOPIC_PREFIX || undefined,
-    kafkaCompressMinBytes: env.KAFKA_COMPRESS_MIN_BYTES,
-  });
+  const bus = createObserverBus(env, logger, 'observer');
   await bus.ensureTopics([TOPICS.stacksNodeEvents, TOPICS.bitcoinBlocks]);
   const producer = bus.producer();
   await producer.connect();

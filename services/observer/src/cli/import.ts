@@ -13,11 +13,12 @@ import { statSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createLogger } from '@bda/common';
-import { createBus, TOPICS } from '@bda/bus';
+import { TOPICS } from '@bda/bus';
 import { loadObserverEnv, type ObserverEnv } from '../env';
 import { parseByteSize } from '../event-intake';
 import { ImportStoppedError, importEvents } from '../import-events';
 import { readNodeEventFile } from '../node-event-file';
+import { createObserverBus } from '../observer-bus';
 
 const USAGE =
   'usage: npm run import -- <file.tsv[.gz]> [--from-id N] [--skip-invalid] [--copy-escaped] [--batch-events 500] [--batch-bytes 8mb]';
@@ -79,14 +80,7 @@ export async function runImportCommand(argv: string[], env: ObserverEnv, io: Imp
   }
 
   const logger = createLogger('import', env.LOG_LEVEL === 'info' ? 'warn' : env.LOG_LEVEL);
-  const bus = createBus({
-    kafkaBrokers: env.KAFKA_BROKERS,
-    databaseUrl: env.BUS_DATABASE_URL ?? env.DATABASE_URL,
-    clientId: 'importer',
-    logger,
-    topicPrefix: env.BUS_TOPIC_PREFIX || undefined,
-    kafkaCompressMinBytes: env.KAFKA_COMPRESS_MIN_BYTES,
-  });
+  const bus = createObserverBus(env, logger, 'importer');
   let lastId: string | undefined;
   let lastReport = 0;
   try {
