@@ -3,7 +3,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 NPM_STAMP := node_modules/.install-stamp
 
-.PHONY: help install system-deps kafka-jars start test lint typecheck unit integration bench clean
+.PHONY: help install system-deps kafka-jars build start test lint typecheck unit integration bench clean
 
 help:
 	@echo "make start   install and run the whole system on its embedded default (gateway :3999, observer :3700)"
@@ -30,8 +30,12 @@ system-deps:
 kafka-jars: system-deps
 	bash scripts/kafka/fetch-kafka.sh
 
-start: install
-	node --import tsx scripts/start.ts
+# The services as production runs them: bundled into dist/ (scripts/build.mjs), run with plain node.
+build: install
+	node scripts/build.mjs
+
+start: build
+	BDA_BUNDLE_DIR=$(CURDIR)/dist node --import tsx scripts/start.ts
 
 lint: install
 	npx eslint .

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 
-/** Entry point of each service (run with tsx, as separate processes). */
+/** Entry point of each service (run with tsx, as separate processes, unless a built bundle is asked for). */
 export const SERVICE_ENTRY = {
   observer: 'services/observer/src/main.ts',
   indexer: 'services/indexer/src/main.ts',
@@ -34,7 +34,12 @@ export function startService(
   // BDA_NODE_ARGS: extra node flags for every service, e.g. `--cpu-prof --cpu-prof-dir=.tmp/prof` (profiling a
   // run; node refuses those in NODE_OPTIONS).
   const nodeArgs = (env.BDA_NODE_ARGS ?? process.env.BDA_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, SERVICE_ENTRY[name])], {
+  // BDA_BUNDLE_DIR: run the built bundle (`npm run build`) with plain node instead of the sources through tsx.
+  const bundleDir = env.BDA_BUNDLE_DIR ?? process.env.BDA_BUNDLE_DIR;
+  const program = bundleDir
+    ? ['--enable-source-maps', join(bundleDir, `${name}.mjs`)]
+    : ['--import', 'tsx', join(ROOT, SERVICE_ENTRY[name])];
+  const child = spawn(process.execPath, [...nodeArgs, ...program], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,13 +2,23 @@
  * The OpenAPI document in `schemas/` (the source of truth for paths and shapes): loading it with its component JSON
  * Schemas, and bundling it into one self-contained document for `/openapi.json` and `/docs`.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { mergeRunesFragment } from './runes/openapi-fragment';
 import type { PageLimits } from './env';
 
-/** `schemas/` at the repository root (override with `API_SCHEMAS_DIR`, e.g. in a container image). */
-export const DEFAULT_SCHEMAS_DIR = resolve(import.meta.dirname, '../../../schemas');
+/**
+ * `schemas/` at the repository root: the nearest `schemas/openapi.json` above this module, which finds it from the
+ * sources (`services/api/src`) and from the built bundle (`dist/`) alike. Override with `API_SCHEMAS_DIR`.
+ */
+export const DEFAULT_SCHEMAS_DIR = findSchemasDir(import.meta.dirname);
+
+function findSchemasDir(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'schemas', 'openapi.json'))) return join(dir, 'schemas');
+    if (dirname(dir) === dir) return resolve(from, '../../../schemas');
+  }
+}
 
 /** Where component files live, relative to the document. */
 export const COMPONENTS_PATH = 'components/schemas/';
