@@ -82,7 +82,7 @@ export async function runImportCommand(argv: string[], env: ObserverEnv, io: Imp
   const logger = createLogger('import', env.LOG_LEVEL === 'info' ? 'warn' : env.LOG_LEVEL);
   const bus = createObserverBus(env, logger, 'importer');
   let lastId: string | undefined;
-  let lastReport = 0;
+  let lastReport = Date.now();
   try {
     await bus.ensureTopics([TOPICS.stacksNodeEvents, TOPICS.bitcoinBlocks].map((t) => env.BUS_TOPIC_PREFIX + t));
     const producer = bus.producer();
