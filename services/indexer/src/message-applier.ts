@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { runPrepared } from './sql';
+import { runPrepared, runWhileNextWriteWaits } from './sql';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { decodeEnvelope, type BusRecord, type Envelope } from '@bda/bus';
@@ -20,6 +20,11 @@ export interface MessageApplierOptions {
   /** Topic name as stored in consumer_positions (without any test prefix). */
   positionKey: string;
   handle: EnvelopeHandler;
+  /**
+   * Pure work on a record before it is applied (decoding, building rows; no database), done while PostgreSQL runs
+   * the previous record's write. Must not throw: what cannot be prepared is left to `handle`.
+   */
+  prepare?: (envelope: Envelope) => void;
   /** Runs inside the batch's transaction after its last record, just before it commits. */
   beforeCommit?: (trx: Knex.Transaction) => Promise<void>;
   /** Runs before each attempt at a batch (state kept across records must start empty). */
@@ -151,20 +156,46 @@ export class MessageApplier {
         [row] = await runPrepared<{ previous: string }>(trx, TAKE_POSITION_SQL, [this.opts.positionKey, batchEnd]);
       }
       const stored = BigInt(row!.previous);
-      for (const record of records) {
-        if (record.position <= stored) continue;
-        counts.push(isolate ? await this.applyIsolated(trx, record) : await this.applyDirect(trx, record));
-        last = record.position;
+      const todo = records.filter((r) => r.position > stored);
+      if (isolate) {
+        for (const record of todo) {
+          counts.push(await this.applyIsolated(trx, record));
+          last = record.position;
+        }
+      } else {
+        // Pipelined: while a record's write runs in PostgreSQL, the next record is decoded and prepared here.
+        let next = todo.length > 0 ? this.decodeAndPrepare(todo[0]!) : undefined;
+        for (let i = 0; i < todo.length; i++) {
+          const envelope = next!;
+          if (envelope instanceof Error) throw envelope;
+          const following = todo[i + 1];
+          let ahead: Envelope | Error | undefined;
+          if (following) runWhileNextWriteWaits(trx, () => (ahead = this.decodeAndPrepare(following)));
+          try {
+            await this.opts.handle(trx, envelope);
+          } finally {
+            runWhileNextWriteWaits(trx, undefined);
+          }
+          next = following ? (ahead ?? this.decodeAndPrepare(following)) : undefined;
+          counts.push(['applied', envelope.path]);
+          last = todo[i]!.position;
+        }
       }
       await this.opts.beforeCommit?.(trx);
     });
     return { counts, last };
   }
 
-  private async applyDirect(trx: Knex.Transaction, record: BusRecord): Promise<['applied', string]> {
-    const envelope = decodeEnvelope(record.value);
-    await this.opts.handle(trx, envelope);
-    return ['applied', envelope.path];
+  /** The record's envelope, prepared; or the error decoding it gave (thrown when its turn comes). */
+  private decodeAndPrepare(record: BusRecord): Envelope | Error {
+    let envelope: Envelope;
+    try {
+      envelope = decodeEnvelope(record.value);
+    } catch (err) {
+      return err instanceof Error ? err : new Error(String(err));
+    }
+    this.opts.prepare?.(envelope);
+    return envelope;
   }
 
   private async applyIsolated(trx: Knex.Transaction, record: BusRecord): Promise<['applied' | 'dead', string]> {

@@ -90,6 +90,19 @@ function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
+/** Work to run once, on the transaction's next `WriteBatch` flush, while PostgreSQL executes that statement. */
+const whileWriting = new WeakMap<Knex.Transaction, () => void>();
+
+/**
+ * Registers `fn` to run (once) right after the next `WriteBatch` of `trx` has sent its statement, before waiting for
+ * the answer, or clears it (`undefined`). A block's write is the longest wait of its record, so the indexer prepares
+ * the next record there (see `MessageApplier`).
+ */
+export function runWhileNextWriteWaits(trx: Knex.Transaction, fn: (() => void) | undefined): void {
+  if (fn) whileWriting.set(trx, fn);
+  else whileWriting.delete(trx);
+}
+
 /** PostgreSQL accepts 65 535 bind parameters per statement; a batch is sent before it would pass this. */
 const MAX_BINDINGS = 30_000;
 
@@ -124,7 +137,7 @@ export class WriteBatch {
     const connection = await (this.trx.client as ConnectionClient).acquireConnection();
     if (parts.length === 1) {
       const { sql, bindings } = parts[0]!;
-      await connection.query({ name: preparedName(sql), text: sql, values: bindings as unknown[] });
+      await this.send(connection, sql, bindings as unknown[]);
       return;
     }
     const bindings: unknown[] = [];
@@ -136,6 +149,17 @@ export class WriteBatch {
     });
     const text = `WITH ${ctes.join(',\n')} SELECT 1`;
     // The same block shape gives the same text (unnest inserts do not vary with the row count): prepared once.
-    await connection.query({ name: preparedName(text), text, values: bindings });
+    await this.send(connection, text, bindings);
+  }
+
+  /** node-postgres writes the statement to the socket synchronously when the connection is idle, as it is here. */
+  private async send(connection: pg.Client, text: string, values: unknown[]): Promise<void> {
+    const answer = connection.query({ name: preparedName(text), text, values });
+    const meanwhile = whileWriting.get(this.trx);
+    if (meanwhile) {
+      whileWriting.delete(this.trx);
+      meanwhile();
+    }
+    await answer;
   }
 }

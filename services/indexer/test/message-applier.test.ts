@@ -6,6 +6,7 @@ import { createDb, migrateLatest } from '@bda/db';
 import { createTestDatabase } from '@bda/test-support';
 import { PoisonMessageError } from '../src/apply-error';
 import { MessageApplier } from '../src/message-applier';
+import { WriteBatch } from '../src/sql';
 
 const record = (position: number, body: unknown): BusRecord => ({
   topic: 'test.topic',
@@ -93,5 +94,40 @@ describe('MessageApplier', () => {
     await fresh.applyBatch(batch(0, 2));
     expect(await fresh.lastApplied()).toBe(2n);
     expect(await applier.lastApplied()).toBeNull();
+  });
+
+  it("prepares the next record while the current record's write runs, and applies records in order", async () => {
+    const log: string[] = [];
+    const pipelined = new MessageApplier({
+      db,
+      logger: createLogger('indexer', 'silent'),
+      metrics: createMetricsRegistry('indexer'),
+      positionKey: 'test.pipelined',
+      prepare: (env) => log.push(`prepare ${(env.body as { n: number }).n}`),
+      handle: async (trx, env) => {
+        const { n } = env.body as { n: number };
+        log.push(`handle ${n}`);
+        const writes = new WriteBatch(trx);
+        await writes.add(trx('applier_items').insert({ n }));
+        await writes.flush();
+        log.push(`written ${n}`);
+      },
+    });
+    await pipelined.ensurePositionRow();
+    await pipelined.applyBatch(batch(0, 2));
+    // Record n+1 is prepared after record n's write went out and before its answer came back.
+    expect(log).toEqual([
+      'prepare 0',
+      'handle 0',
+      'prepare 1',
+      'written 0',
+      'handle 1',
+      'prepare 2',
+      'written 1',
+      'handle 2',
+      'written 2',
+    ]);
+    expect((await db('applier_items').orderBy('n')).map((r: { n: number }) => r.n)).toEqual([0, 1, 2]);
+    expect(await pipelined.lastApplied()).toBe(2n);
   });
 });

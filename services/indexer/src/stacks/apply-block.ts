@@ -62,7 +62,9 @@ export async function applyNewBlock(
   const hasMicroblockTxs = block.transactions.some((tx) => tx.microblock_hash);
   // The block's rows (and, when it extends the tip, the tip itself) go in one statement: none of them reads another.
   const writes = new WriteBatch(trx);
-  const written = await insertBlockData(writes, block, hash, extendsTip);
+  const rows = prepared.get(block) ?? blockRows(block, hash);
+  prepared.delete(block);
+  const written = await insertBlockData(writes, rows, extendsTip);
   if (extendsTip) await writes.add(advanceChainTip(trx, block, hash));
   await writes.flush();
   // Touches only `microblocks`, which nothing above reads or writes.
@@ -111,8 +113,34 @@ interface WrittenBlock {
   txIds: string[];
 }
 
-async function insertBlockData(writes: WriteBatch, block: NodeBlock, hash: string, canonical: boolean): Promise<WrittenBlock> {
-  const trx = writes.trx;
+/** The rows of a block, computed from its payload alone: `canonical` is set when the block is written. */
+interface BlockRows {
+  block: Record<string, unknown> & { canonical: boolean };
+  txs: Array<{ row: ReturnType<typeof txRow>; recipient: string | null }>;
+  events: Array<
+    ReturnType<typeof eventRow> & { index_block_hash: string; tx_index: number; block_height: number; canonical: boolean }
+  >;
+  rewards: Array<Record<string, unknown> & { canonical: boolean }>;
+}
+
+/** Rows built ahead by `prepareNewBlock`, taken by `applyNewBlock`. */
+const prepared = new WeakMap<NodeBlock, BlockRows>();
+
+/**
+ * Decodes a block's transactions and builds its rows ahead of `applyNewBlock`: pure work, no database, which the
+ * indexer does while PostgreSQL runs the previous record's write. A block that cannot be decoded is left alone here:
+ * `applyNewBlock` meets the same error where it always did.
+ */
+export function prepareNewBlock(block: NodeBlock): void {
+  if (prepared.has(block)) return;
+  try {
+    prepared.set(block, blockRows(block, normalizeHex(block.index_block_hash)));
+  } catch {
+    // reported by applyNewBlock
+  }
+}
+
+function blockRows(block: NodeBlock, hash: string): BlockRows {
   const txIndexById = new Map<string, number>();
   const eventCounts = new Map<string, number>();
   for (const tx of block.transactions) txIndexById.set(normalizeHex(tx.txid), tx.tx_index);
@@ -150,36 +178,21 @@ async function insertBlockData(writes: WriteBatch, block: NodeBlock, hash: strin
     pox_v1_unlock_height: block.pox_v1_unlock_height ?? null,
     pox_v2_unlock_height: block.pox_v2_unlock_height ?? null,
     pox_v3_unlock_height: block.pox_v3_unlock_height ?? null,
-    canonical,
+    canonical: false,
   };
-  await writes.add(await unnestInsert(trx, 'blocks', [blockRow]));
-
-  const txRows = block.transactions.map((tx) => {
+  const txs = block.transactions.map((tx) => {
     const fields = decodeTxFields(tx, block.events, block.burn_block_height);
-    const row = txRow(tx, fields, block, hash, canonical, eventCounts.get(normalizeHex(tx.txid)) ?? 0);
+    const row = txRow(tx, fields, block, hash, false, eventCounts.get(normalizeHex(tx.txid)) ?? 0);
     const recipient = fields.payload.recipient_address;
     return { row, recipient: typeof recipient === 'string' ? recipient : null };
   });
-  if (txRows.length > 0) {
-    await writes.add(
-      await unnestInsert(
-        trx,
-        'txs',
-        txRows.map((t) => t.row),
-        ['tx_id', 'index_block_hash'],
-      ),
-    );
-  }
-  const eventRows = block.events.map((ev) => ({
+  const events = block.events.map((ev) => ({
     ...eventRow(ev),
     index_block_hash: hash,
     tx_index: txIndexById.get(normalizeHex(ev.txid)) ?? -1,
     block_height: block.block_height,
-    canonical,
+    canonical: false,
   }));
-  if (eventRows.length > 0) {
-    await writes.add(await unnestInsert(trx, 'events', eventRows, ['index_block_hash', 'event_index']));
-  }
   const rewards = (block.matured_miner_rewards ?? []).map((r, i) => ({
     index_block_hash: hash,
     reward_index: i,
@@ -191,12 +204,35 @@ async function insertBlockData(writes: WriteBatch, block: NodeBlock, hash: strin
     tx_fees_anchored: String(r.tx_fees_anchored),
     tx_fees_streamed_confirmed: String(r.tx_fees_streamed_confirmed),
     tx_fees_streamed_produced: String(r.tx_fees_streamed_produced),
-    canonical,
+    canonical: false,
   }));
-  if (rewards.length > 0)
-    await writes.add(trx('miner_rewards').insert(rewards).onConflict(['index_block_hash', 'reward_index']).ignore());
+  return { block: blockRow, txs, events, rewards };
+}
+
+async function insertBlockData(writes: WriteBatch, rows: BlockRows, canonical: boolean): Promise<WrittenBlock> {
+  const trx = writes.trx;
+  rows.block.canonical = canonical;
+  for (const t of rows.txs) t.row.canonical = canonical;
+  for (const e of rows.events) e.canonical = canonical;
+  for (const r of rows.rewards) r.canonical = canonical;
+  await writes.add(await unnestInsert(trx, 'blocks', [rows.block]));
+  if (rows.txs.length > 0) {
+    await writes.add(
+      await unnestInsert(
+        trx,
+        'txs',
+        rows.txs.map((t) => t.row),
+        ['tx_id', 'index_block_hash'],
+      ),
+    );
+  }
+  if (rows.events.length > 0) {
+    await writes.add(await unnestInsert(trx, 'events', rows.events, ['index_block_hash', 'event_index']));
+  }
+  if (rows.rewards.length > 0)
+    await writes.add(trx('miner_rewards').insert(rows.rewards).onConflict(['index_block_hash', 'reward_index']).ignore());
   return {
-    txs: txRows.map(({ row, recipient }) => ({
+    txs: rows.txs.map(({ row, recipient }) => ({
       tx_id: row.tx_id,
       tx_index: row.tx_index,
       microblock_sequence: row.microblock_sequence,
@@ -205,8 +241,8 @@ async function insertBlockData(writes: WriteBatch, block: NodeBlock, hash: strin
       contract_id: row.contract_id,
       recipient,
     })),
-    events: eventRows,
-    txIds: txRows.map((t) => t.row.tx_id),
+    events: rows.events,
+    txIds: rows.txs.map((t) => t.row.tx_id),
   };
 }
 

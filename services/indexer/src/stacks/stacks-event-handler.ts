@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Envelope } from '@bda/bus';
 import { applyAttachments } from './apply-attachments';
-import { applyNewBlock } from './apply-block';
+import { applyNewBlock, prepareNewBlock } from './apply-block';
 import { DeferredReadModels } from './read-models';
 import { applyBurnBlock } from './apply-burn-block';
 import { applyDropMempoolTxs, applyNewMempoolTxs } from './apply-mempool';
@@ -40,8 +40,12 @@ export function stacksEventHandler(logger: Logger) {
         return;
     }
   };
+  const prepare = (env: Envelope): void => {
+    if (env.path === '/new_block' && typeof env.body === 'object' && env.body !== null) prepareNewBlock(env.body as NodeBlock);
+  };
   return {
     handle,
+    prepare,
     beforeCommit: (trx: Knex.Transaction) => readModels.flush(trx),
     onBatchStart: () => readModels.reset(),
   };
