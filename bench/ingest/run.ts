@@ -5,7 +5,7 @@
  * last POST. Prints figures and the ratio against the reference API's importer on this kind of machine.
  *
  *   npx tsx bench/ingest/run.ts [--blocks 2000] [--txs 50] [--bus kafka,postgres] [--skip-generated]
- *                               [--warm-up 20000 | --cold-broker]
+ *                               [--warm-up 20000 | --cold-broker] [--broker-c2]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -225,6 +225,8 @@ async function main(): Promise<void> {
       /** Messages produced and consumed on a throwaway topic to warm the Kafka broker's JVM first. */
       'warm-up': { type: 'string', default: '20000' },
       'cold-broker': { type: 'boolean', default: false },
+      /** Run the broker's JVM with HotSpot's default JIT tiers (C2 included) instead of the test broker's C1 only. */
+      'broker-c2': { type: 'boolean', default: false },
     },
   });
   const buses = values.bus!.split(',') as Array<'kafka' | 'postgres'>;
@@ -232,7 +234,9 @@ async function main(): Promise<void> {
   const tmp = join(ROOT, '.tmp', `bench-ingest-${process.pid}`);
   mkdirSync(tmp, { recursive: true });
   const pg = await startPostgres({ dataDir: join(tmp, 'pg'), fresh: true });
-  const kafka = buses.includes('kafka') ? await startKafka({ dataDir: join(tmp, 'kafka'), fresh: true }) : null;
+  const kafka = buses.includes('kafka')
+    ? await startKafka({ dataDir: join(tmp, 'kafka'), fresh: true, ...(values['broker-c2'] ? { jitArgs: [] } : {}) })
+    : null;
   const results: Result[] = [];
   try {
     const all = FIXTURE_FILES.flatMap((f) => loadFixture(f));
