@@ -4,7 +4,7 @@
  * catching up after downtime or a resync does. Prints ms per block and blocks/s; with `--stats` also the
  * PostgreSQL statements that took the time (pg_stat_statements).
  *
- *   npx tsx bench/ingest/catch-up.ts [--blocks 600] [--txs 50] [--bus kafka|postgres] [--stats]
+ *   npx tsx bench/ingest/catch-up.ts [--blocks 600] [--txs 50] [--bus kafka|postgres] [--mempool] [--stats]
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -20,6 +20,8 @@ const { values } = parseArgs({
     txs: { type: 'string', default: '50' },
     bus: { type: 'string', default: 'kafka' },
     stats: { type: 'boolean', default: false },
+    /** Each block's transactions arrive first as a `/new_mempool_tx`, as on mainnet. */
+    mempool: { type: 'boolean', default: false },
   },
 });
 const bus = values.bus as 'kafka' | 'postgres';
@@ -32,7 +34,7 @@ const pg = await startPostgres({
 });
 const kafka = bus === 'kafka' ? await startKafka({ dataDir: join(tmp, 'kafka'), fresh: true }) : null;
 try {
-  const chain = generateChain({ blocks, txsPerBlock: Number(values.txs), ...fixtureTransferPool() });
+  const chain = generateChain({ blocks, txsPerBlock: Number(values.txs), mempool: values.mempool, ...fixtureTransferPool() });
   const sys = await TestSystem.start({
     bus,
     serverUrl: pg.url,

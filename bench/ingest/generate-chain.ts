@@ -55,6 +55,8 @@ export function generateChain(opts: {
   txsPerBlock: number;
   rawTxPool: string[];
   addresses: string[];
+  /** Announce each block's transactions first with a `/new_mempool_tx`, as a node does on mainnet. */
+  mempool?: boolean;
 }): RecordedEvent[] {
   const events: RecordedEvent[] = [];
   const hex = (n: number) => `0x${randomBytes(n).toString('hex')}`;
@@ -112,12 +114,11 @@ export function generateChain(opts: {
       events: evs,
       matured_miner_rewards: [],
     };
-    events.push({
-      id: String(h),
-      receivedAt: new Date(1_700_000_000_000 + h * 5_000).toISOString(),
-      path: '/new_block',
-      body: JSON.stringify(body),
-    });
+    const receivedAt = new Date(1_700_000_000_000 + h * 5_000).toISOString();
+    if (opts.mempool) {
+      events.push({ id: String(events.length + 1), receivedAt, path: '/new_mempool_tx', body: JSON.stringify(txs.map((t) => t.raw_tx)) });
+    }
+    events.push({ id: String(events.length + 1), receivedAt, path: '/new_block', body: JSON.stringify(body) });
     parentIndex = index;
     parentHash = blockHash;
   }

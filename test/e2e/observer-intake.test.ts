@@ -85,6 +85,17 @@ describe('the observer under malformed input', () => {
     expect(await sys.db('blocks').count({ n: '*' })).toEqual([{ n: '1' }]);
     expect(await sys.db('dead_letters').count({ n: '*' })).toEqual([{ n: '0' }]);
   });
+
+  it('indexes a mempool event that names the same transaction twice as one pending transaction', async () => {
+    const raw = (
+      JSON.parse(loadFixture('fuzzed-transactions-1.tsv').find((e) => e.path === '/new_mempool_tx')!.body) as string[]
+    )[0]!;
+    const res = await post(`${sys.observerUrl}/new_mempool_tx`, JSON.stringify([raw, raw]));
+    expect(res.status).toBe(200);
+    await sys.waitForCaughtUp();
+    expect(await sys.db('dead_letters').select('reason')).toEqual([]);
+    expect(await sys.db('mempool_txs').select('status')).toEqual([{ status: 'pending' }]);
+  });
 });
 
 describe('the observer while Kafka is down', () => {

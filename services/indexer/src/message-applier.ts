@@ -215,7 +215,7 @@ export class MessageApplier {
       if (isRetriable(err)) throw err;
       this.opts.onBatchStart?.();
       this.opts.logger.error({ err, position: record.position.toString(), path: envelope.path }, 'message dead-lettered');
-      await this.recordDeadLetter(trx, record, envelope.path, describe(err));
+      await this.recordDeadLetter(trx, record, envelope.path, describeFailure(err));
       return ['dead', envelope.path];
     }
   }
@@ -228,7 +228,11 @@ export class MessageApplier {
   }
 }
 
-function describe(err: unknown): string {
-  if (err instanceof Error) return `${err.name}: ${err.message}`.slice(0, 2000);
-  return String(err).slice(0, 2000);
+/**
+ * A dead letter's reason, at most 2,000 characters. A longer message keeps its start and its end: a database error
+ * from knex is the whole statement followed by PostgreSQL's own words, and those are what an operator needs.
+ */
+export function describeFailure(err: unknown): string {
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return text.length <= 2000 ? text : `${text.slice(0, 1000)} … ${text.slice(-997)}`;
 }

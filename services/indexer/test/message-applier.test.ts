@@ -5,7 +5,7 @@ import { encodeEnvelope, type BusRecord, type Envelope } from '@bda/bus';
 import { createDb, migrateLatest } from '@bda/db';
 import { createTestDatabase } from '@bda/test-support';
 import { PoisonMessageError } from '../src/apply-error';
-import { MessageApplier } from '../src/message-applier';
+import { describeFailure, MessageApplier } from '../src/message-applier';
 import { WriteBatch } from '../src/sql';
 
 const record = (position: number, body: unknown): BusRecord => ({
@@ -129,5 +129,16 @@ describe('MessageApplier', () => {
     ]);
     expect((await db('applier_items').orderBy('n')).map((r: { n: number }) => r.n)).toEqual([0, 1, 2]);
     expect(await pipelined.lastApplied()).toBe(2n);
+  });
+
+  it("keeps the end of a long failure in the dead letter's reason: PostgreSQL's words after knex's statement", () => {
+    const err = new Error(
+      `insert into "mempool_txs" values ${'($1, $2), '.repeat(500)} - ON CONFLICT DO UPDATE command cannot affect row a second time`,
+    );
+    const reason = describeFailure(err);
+    expect(reason.length).toBeLessThanOrEqual(2000);
+    expect(reason.startsWith('Error: insert into "mempool_txs"')).toBe(true);
+    expect(reason.endsWith('ON CONFLICT DO UPDATE command cannot affect row a second time')).toBe(true);
+    expect(describeFailure(new TypeError('short'))).toBe('TypeError: short');
   });
 });

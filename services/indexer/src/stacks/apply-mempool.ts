@@ -17,9 +17,13 @@ export async function applyNewMempoolTxs(
 ): Promise<string[]> {
   const problems: string[] = [];
   const rows = [];
+  // A transaction the event names twice is one row (one INSERT … ON CONFLICT cannot touch a row twice).
+  const seen = new Set<string>();
   for (const raw of rawTxs) {
     try {
       const f = decodeRawTxFields(raw);
+      if (seen.has(f.tx_id)) continue;
+      seen.add(f.tx_id);
       rows.push({
         tx_id: f.tx_id,
         raw_tx: Buffer.from(raw.replace(/^0x/, ''), 'hex'),
