@@ -3,18 +3,26 @@ import type { Logger } from 'pino';
 import type { NodeDropMempoolTx } from './node-payloads';
 import { normalizeHex } from './sanitize';
 import { decodedColumns, decodeRawTxFields } from './tx-fields';
+import { WriteBatch } from '../sql';
+
+interface MempoolRows {
+  rows: Array<Record<string, unknown> & { tx_id: string }>;
+  /** Entries that could not be decoded, each with its reason. */
+  problems: string[];
+}
+
+/** Rows built ahead by `prepareNewMempoolTxs`, taken by `applyNewMempoolTxs`. */
+const prepared = new WeakMap<string[], MempoolRows>();
 
 /**
- * `/new_mempool_tx`: each raw transaction enters the mempool as pending, unless a canonical block
- * already mined it. A transaction that was dropped and is announced again is pending again. One
- * undecodable entry is skipped (and reported) without costing the others.
+ * Decodes a `/new_mempool_tx` ahead of `applyNewMempoolTxs` (pure work, no database), so that the indexer can do it
+ * while PostgreSQL runs the previous record's write.
  */
-export async function applyNewMempoolTxs(
-  trx: Knex.Transaction,
-  rawTxs: string[],
-  receivedAt: string,
-  logger: Logger,
-): Promise<string[]> {
+export function prepareNewMempoolTxs(rawTxs: string[], receivedAt: string): void {
+  if (!prepared.has(rawTxs)) prepared.set(rawTxs, mempoolRows(rawTxs, receivedAt));
+}
+
+function mempoolRows(rawTxs: string[], receivedAt: string): MempoolRows {
   const problems: string[] = [];
   const rows = [];
   // A transaction the event names twice is one row (one INSERT … ON CONFLICT cannot touch a row twice).
@@ -32,17 +40,38 @@ export async function applyNewMempoolTxs(
         receipt_time: receivedAt,
       });
     } catch (err) {
-      problems.push(`${raw.slice(0, 24)}…: ${(err as Error).message}`);
+      problems.push(`${String(raw).slice(0, 24)}…: ${(err as Error).message}`);
     }
   }
+  return { rows, problems };
+}
+
+/**
+ * `/new_mempool_tx`: each raw transaction enters the mempool as pending, unless a canonical block
+ * already mined it. A transaction that was dropped and is announced again is pending again. One
+ * undecodable entry is skipped (and reported) without costing the others.
+ */
+export async function applyNewMempoolTxs(
+  trx: Knex.Transaction,
+  rawTxs: string[],
+  receivedAt: string,
+  logger: Logger,
+): Promise<string[]> {
+  const { rows, problems } = prepared.get(rawTxs) ?? mempoolRows(rawTxs, receivedAt);
+  prepared.delete(rawTxs);
   if (problems.length) logger.warn({ problems }, 'undecodable mempool transactions skipped');
   if (rows.length === 0) return problems;
   const ids = rows.map((r) => r.tx_id);
-  await trx('mempool_txs')
-    .insert(rows)
-    .onConflict('tx_id')
-    .merge({ status: 'pending' })
-    .where('mempool_txs.status', 'like', 'dropped%');
+  // Through a WriteBatch: the next record is prepared while this insert runs (see MessageApplier).
+  const writes = new WriteBatch(trx);
+  await writes.add(
+    trx('mempool_txs')
+      .insert(rows)
+      .onConflict('tx_id')
+      .merge({ status: 'pending' })
+      .where('mempool_txs.status', 'like', 'dropped%'),
+  );
+  await writes.flush();
   await trx.raw(
     `UPDATE mempool_txs m SET status = 'mined' WHERE m.tx_id = ANY(:ids) AND m.status = 'pending'
        AND EXISTS (SELECT 1 FROM txs t WHERE t.tx_id = m.tx_id AND t.canonical)`,

@@ -5,7 +5,7 @@ import { applyAttachments } from './apply-attachments';
 import { applyNewBlock, prepareNewBlock } from './apply-block';
 import { DeferredReadModels } from './read-models';
 import { applyBurnBlock } from './apply-burn-block';
-import { applyDropMempoolTxs, applyNewMempoolTxs } from './apply-mempool';
+import { applyDropMempoolTxs, applyNewMempoolTxs, prepareNewMempoolTxs } from './apply-mempool';
 import { applyNewMicroblocks } from './apply-microblocks';
 import type { NodeAttachment, NodeBlock, NodeBurnBlock, NodeDropMempoolTx, NodeMicroblocks } from './node-payloads';
 
@@ -42,6 +42,8 @@ export function stacksEventHandler(logger: Logger) {
   };
   const prepare = (env: Envelope): void => {
     if (env.path === '/new_block' && typeof env.body === 'object' && env.body !== null) prepareNewBlock(env.body as NodeBlock);
+    else if (env.path === '/new_mempool_tx' && Array.isArray(env.body))
+      prepareNewMempoolTxs(env.body as string[], env.received_at);
   };
   return {
     handle,
