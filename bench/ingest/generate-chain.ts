@@ -116,7 +116,12 @@ export function generateChain(opts: {
     };
     const receivedAt = new Date(1_700_000_000_000 + h * 5_000).toISOString();
     if (opts.mempool) {
-      events.push({ id: String(events.length + 1), receivedAt, path: '/new_mempool_tx', body: JSON.stringify(txs.map((t) => t.raw_tx)) });
+      events.push({
+        id: String(events.length + 1),
+        receivedAt,
+        path: '/new_mempool_tx',
+        body: JSON.stringify(txs.map((t) => t.raw_tx)),
+      });
     }
     events.push({ id: String(events.length + 1), receivedAt, path: '/new_block', body: JSON.stringify(body) });
     parentIndex = index;
