@@ -56,16 +56,19 @@ const COLUMN_TYPES_SQL = `SELECT attname AS name, format_type(atttypid, atttypmo
   FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped`;
 
 /**
- * `INSERT INTO table (…) SELECT * FROM unnest($1::type[], …) [ON CONFLICT (…) DO NOTHING]`: one array parameter per
- * column whatever the number of rows, so the text is the same for every batch of the same columns. PostgreSQL then
- * parses and plans it once per connection (a `VALUES` list of n rows is a new statement for every n, with a bind
- * parameter per cell that both sides encode and decode one by one). Every row must have the same keys.
+ * `INSERT INTO table (…) SELECT * FROM unnest($1::type[], …) [ON CONFLICT (…) DO NOTHING or another action]`: one
+ * array parameter per column whatever the number of rows, so the text is the same for every batch of the same
+ * columns. PostgreSQL then parses and plans it once per connection (a `VALUES` list of n rows is a new statement for
+ * every n, with a bind parameter per cell that both sides encode and decode one by one). Every row must have the
+ * same keys.
  */
 export async function unnestInsert(
   trx: Knex.Transaction,
   table: string,
   rows: ReadonlyArray<Record<string, unknown>>,
-  onConflictDoNothing?: readonly string[],
+  onConflict?: readonly string[],
+  /** What a conflict on `onConflict` does: `DO NOTHING` unless given (e.g. `DO UPDATE SET … WHERE …`). */
+  conflictAction = 'DO NOTHING',
 ): Promise<NativeStatement> {
   let types = columnTypes.get(table);
   if (!types) {
@@ -79,7 +82,7 @@ export async function unnestInsert(
     if (!type) throw new Error(`unnestInsert: ${table} has no column ${c}`);
     return `$${i + 1}::${type}[]`;
   });
-  const conflict = onConflictDoNothing ? ` ON CONFLICT (${onConflictDoNothing.map(quoteIdent).join(', ')}) DO NOTHING` : '';
+  const conflict = onConflict ? ` ON CONFLICT (${onConflict.map(quoteIdent).join(', ')}) ${conflictAction}` : '';
   return {
     sql: `INSERT INTO ${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')}) SELECT * FROM unnest(${casts.join(', ')})${conflict}`,
     bindings: columns.map((c) => rows.map((r) => r[c] ?? null)),

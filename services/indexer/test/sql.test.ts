@@ -170,6 +170,36 @@ describe('unnestInsert', () => {
     ]);
   });
 
+  it('applies the conflict action it is given, with the same text for any number of rows', async () => {
+    const row = { id: 'c1', n: 1, big: null, amount: null, flag: true, raw: null, doc: null, short: null };
+    const action = 'DO UPDATE SET n = excluded.n WHERE un_rows.n < excluded.n';
+    await db.transaction(async (trx) => {
+      const first = await unnestInsert(trx, 'un_rows', [row], ['id'], action);
+      const again = await unnestInsert(
+        trx,
+        'un_rows',
+        [
+          { ...row, n: 5 },
+          { ...row, id: 'c2', n: 7 },
+        ],
+        ['id'],
+        action,
+      );
+      const lower = await unnestInsert(trx, 'un_rows', [{ ...row, n: 3 }], ['id'], action);
+      expect(again.sql).toBe(first.sql);
+      expect(first.sql).toContain(`ON CONFLICT ("id") ${action}`);
+      for (const statement of [first, again, lower]) {
+        const writes = new WriteBatch(trx);
+        await writes.add(statement);
+        await writes.flush();
+      }
+    });
+    expect(await db('un_rows').whereIn('id', ['c1', 'c2']).orderBy('id').select('id', 'n')).toEqual([
+      { id: 'c1', n: 5 },
+      { id: 'c2', n: 7 },
+    ]);
+  });
+
   it('refuses a column the table does not have', async () => {
     await expect(db.transaction(async (trx) => unnestInsert(trx, 'un_rows', [{ id: 'x', nope: 1 }]))).rejects.toThrow(
       'un_rows has no column nope',

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { NodeDropMempoolTx } from './node-payloads';
 import { normalizeHex } from './sanitize';
 import { decodedColumns, decodeRawTxFields } from './tx-fields';
-import { WriteBatch } from '../sql';
+import { unnestInsert, WriteBatch } from '../sql';
 
 interface MempoolRows {
   rows: Array<Record<string, unknown> & { tx_id: string }>;
@@ -62,14 +62,17 @@ export async function applyNewMempoolTxs(
   if (problems.length) logger.warn({ problems }, 'undecodable mempool transactions skipped');
   if (rows.length === 0) return problems;
   const ids = rows.map((r) => r.tx_id);
-  // Through a WriteBatch: the next record is prepared while this insert runs (see MessageApplier).
+  // An unnest insert: one statement text for any number of rows, prepared once per connection. Through a
+  // WriteBatch: the next record is prepared while it runs (see MessageApplier).
   const writes = new WriteBatch(trx);
   await writes.add(
-    trx('mempool_txs')
-      .insert(rows)
-      .onConflict('tx_id')
-      .merge({ status: 'pending' })
-      .where('mempool_txs.status', 'like', 'dropped%'),
+    await unnestInsert(
+      trx,
+      'mempool_txs',
+      rows,
+      ['tx_id'],
+      `DO UPDATE SET status = 'pending' WHERE mempool_txs.status LIKE 'dropped%'`,
+    ),
   );
   await writes.flush();
   await trx.raw(
