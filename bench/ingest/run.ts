@@ -4,7 +4,7 @@
  * latency p50/p99, CPU per block (observer + indexer), and how long the tip took to show after the
  * last POST. Prints figures and the ratio against the reference API's importer on this kind of machine.
  *
- *   npx tsx bench/ingest/run.ts [--blocks 2000] [--txs 50] [--bus kafka,postgres] [--skip-generated]
+ *   npx tsx bench/ingest/run.ts [--blocks 2000] [--txs 50] [--bus kafka,postgres] [--via node,import] [--skip-generated]
  *                               [--warm-up 20000 | --cold-broker] [--broker-c2]
  */
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -12,7 +12,8 @@ async function main(): Promise<void> {
   const shutdown = new ShutdownRegistry(logger);
   shutdown.installSignalHandlers();
   const bus = createObserverBus(env, logger, 'observer');
-  await bus.ensureTopics([TOPICS.stacksNodeEvents, TOPICS.bitcoinBlocks]);
+  // The names the intake publishes to (the indexer and the importer ensure the same ones).
+  await bus.ensureTopics([TOPICS.stacksNodeEvents, TOPICS.bitcoinBlocks].map((t) => env.BUS_TOPIC_PREFIX + t));
   const producer = bus.producer();
   await producer.connect();
   const metrics = createMetricsRegistry('observer');

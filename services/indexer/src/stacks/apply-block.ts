@@ -182,7 +182,7 @@ function blockRows(block: NodeBlock, hash: string): BlockRows {
   };
   const txs = block.transactions.map((tx) => {
     const fields = decodeTxFields(tx, block.events, block.burn_block_height);
-    const row = txRow(tx, fields, block, hash, false, eventCounts.get(normalizeHex(tx.txid)) ?? 0);
+    const row = txRow(tx, fields, block, hash, eventCounts.get(normalizeHex(tx.txid)) ?? 0);
     const recipient = fields.payload.recipient_address;
     return { row, recipient: typeof recipient === 'string' ? recipient : null };
   });
@@ -246,7 +246,8 @@ async function insertBlockData(writes: WriteBatch, rows: BlockRows, canonical: b
   };
 }
 
-function txRow(tx: NodeTx, fields: TxFields, block: NodeBlock, hash: string, canonical: boolean, eventCount: number) {
+/** A transaction's row; `canonical` is set when the block is written (`insertBlockData`). */
+function txRow(tx: NodeTx, fields: TxFields, block: NodeBlock, hash: string, eventCount: number) {
   const cost = tx.execution_cost;
   return {
     tx_id: normalizeHex(tx.txid),
@@ -275,7 +276,7 @@ function txRow(tx: NodeTx, fields: TxFields, block: NodeBlock, hash: string, can
     microblock_sequence: tx.microblock_sequence ?? null,
     microblock_parent_hash: tx.microblock_parent_hash ? normalizeHex(tx.microblock_parent_hash) : null,
     event_count: eventCount,
-    canonical,
+    canonical: false,
   };
 }
 

@@ -5,7 +5,8 @@
  *
  * The file is the TSV the fixtures use, which is also what the reference API's `event_observer_requests` table holds
  * (id, receive time, path, JSON body): an archive of a node's events, or the export of an existing deployment being
- * migrated (`--copy-escaped` for a file in PostgreSQL's COPY text format, as the reference's `export-events` writes). The bus is the observer's (KAFKA_BROKERS, else the PostgreSQL log in BUS_DATABASE_URL / DATABASE_URL).
+ * migrated (`--copy-escaped` for a file in PostgreSQL's COPY text format, as the reference's `export-events` writes).
+ * The bus is the observer's (KAFKA_BROKERS, else the PostgreSQL log in BUS_DATABASE_URL / DATABASE_URL).
  * Each row is checked as the observer checks a POST; the indexer then applies the events as if a node had sent them.
  * Run it into a system no node is posting to: the bus keeps one order, and a node's live events would interleave.
  */
