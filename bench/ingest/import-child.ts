@@ -12,7 +12,7 @@ import { createObserverBus, importEvents, loadObserverEnv, readNodeEventFile } f
 const env = loadObserverEnv();
 const logger = createLogger('bench-import', 'warn');
 const bus = createObserverBus(env, logger, 'bench-import');
-await bus.ensureTopics([TOPICS.stacksNodeEvents, TOPICS.bitcoinBlocks].map((t) => env.BUS_TOPIC_PREFIX + t));
+await bus.ensureTopics([TOPICS.stacksNodeEvents, TOPICS.bitcoinBlocks]);
 const producer = bus.producer();
 await producer.connect();
 console.log('ready');
@@ -21,7 +21,7 @@ for await (const line of lines) {
   if (line.trim() !== 'go') continue;
   let imported = 0;
   for (const file of process.argv.slice(2)) {
-    const summary = await importEvents(readNodeEventFile(file), { producer, logger, topicPrefix: env.BUS_TOPIC_PREFIX });
+    const summary = await importEvents(readNodeEventFile(file), { producer, logger });
     imported += summary.imported;
   }
   // Stays up until stdin closes, so the parent can read this process's CPU time after the run.

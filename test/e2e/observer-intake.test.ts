@@ -72,10 +72,11 @@ describe('the observer under malformed input', () => {
       200,
     );
     await sys.waitForCaughtUp();
+    // The prefix isolates this system's log in a schema of its own; the topic names inside it are the plain ones.
     const { rows } = await sys.db.raw(
-      `SELECT count(*)::int AS n FROM bus_${sys.topicPrefix.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}.log`,
+      `SELECT topic, count(*)::int AS n FROM bus_${sys.topicPrefix.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}.log GROUP BY topic`,
     );
-    expect(rows[0].n).toBe(2);
+    expect(rows).toEqual([{ topic: 'stacks.node-events', n: 2 }]);
   });
 
   it('keeps serving after all of that: a valid event is indexed', async () => {

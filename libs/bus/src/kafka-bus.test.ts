@@ -1,6 +1,7 @@
 import { CompressionTypes } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { compressionFor } from './kafka-bus';
+import { createLogger } from '@bda/common';
+import { compressionFor, KafkaBus } from './kafka-bus';
 
 const msg = (bytes: number) => ({ key: 'stacks', value: Buffer.alloc(bytes, 0x61) });
 
@@ -17,5 +18,21 @@ describe('compressionFor', () => {
 
   it('gzips everything with a threshold of 0', () => {
     expect(compressionFor([msg(10)], 0)).toBe(CompressionTypes.GZIP);
+  });
+});
+
+describe('KafkaBus names', () => {
+  const bus = (topicPrefix?: string) =>
+    new KafkaBus({ brokers: ['127.0.0.1:9'], clientId: 'names', logger: createLogger('names', 'silent'), topicPrefix });
+
+  it('puts the prefix once in front of topic and group names, joined by one dot', () => {
+    expect(bus('t1').topicName('stacks.node-events')).toBe('t1.stacks.node-events');
+    expect(bus('t1.').topicName('stacks.node-events')).toBe('t1.stacks.node-events');
+    expect(bus('t1.').groupName('indexer-stacks')).toBe('t1.indexer-stacks');
+  });
+
+  it('uses the plain names without a prefix, and replaces characters Kafka does not allow', () => {
+    expect(bus().topicName('bitcoin.blocks')).toBe('bitcoin.blocks');
+    expect(bus('a b/c').topicName('x')).toBe('a_b_c.x');
   });
 });

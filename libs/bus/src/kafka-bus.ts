@@ -200,7 +200,8 @@ export class KafkaBus implements Bus {
 
   constructor(readonly opts: KafkaBusOptions) {
     if (opts.brokers.length === 0) throw new Error('KafkaBus needs at least one broker');
-    this.prefix = opts.topicPrefix ? `${sanitizeName(opts.topicPrefix)}.` : '';
+    const prefix = opts.topicPrefix ? sanitizeName(opts.topicPrefix) : '';
+    this.prefix = prefix === '' || prefix.endsWith('.') ? prefix : `${prefix}.`;
     this.kafka = new Kafka({
       clientId: opts.clientId,
       brokers: opts.brokers,

@@ -8,7 +8,10 @@ export const indexerEnvSchema = z.object({
   KAFKA_BROKERS: envList.default(''),
   /** Database of the embedded bus, when it is not DATABASE_URL (several indexers reading one bus). */
   BUS_DATABASE_URL: z.string().optional(),
-  /** Prefix for bus topic names (isolates test runs sharing a broker). */
+  /**
+   * Isolates systems sharing one bus (test runs sharing a broker): Kafka topic and group names start with it (a `.`
+   * is added), and the PostgreSQL log lives in schema `bus_<prefix>`. Stored positions keep the plain topic names.
+   */
   BUS_TOPIC_PREFIX: z.string().default(''),
   /** Consumer group; standby indexers in the same group take over when the active one stops. */
   INDEXER_GROUP_ID: z.string().default('indexer'),

@@ -14,8 +14,6 @@ export interface IndexerDeps {
   metrics: Registry;
   groupId: string;
   maxBatch: number;
-  /** Prefix of the bus topic names (tests); positions are stored under the unprefixed name. */
-  topicPrefix?: string;
   /** Bitcoin network of the rune ledger (`BITCOIN_NETWORK`); mainnet when omitted. */
   bitcoinNetwork?: Network;
 }
@@ -52,8 +50,7 @@ export class Indexer {
   }
 
   async start(): Promise<void> {
-    const prefix = this.deps.topicPrefix ?? '';
-    await this.deps.bus.ensureTopics([prefix + TOPICS.stacksNodeEvents, prefix + TOPICS.bitcoinBlocks]);
+    await this.deps.bus.ensureTopics([TOPICS.stacksNodeEvents, TOPICS.bitcoinBlocks]);
     const topics: Array<[string, string, MessageApplier]> = [
       [TOPICS.stacksNodeEvents, 'stacks', this.stacks],
       [TOPICS.bitcoinBlocks, 'bitcoin', this.bitcoin],
@@ -61,7 +58,7 @@ export class Indexer {
     for (const [topic, suffix, applier] of topics) {
       const consumer = this.deps.bus.consumer(`${this.deps.groupId}-${suffix}`);
       await consumer.start({
-        topic: prefix + topic,
+        topic,
         lastApplied: () => applier.lastApplied(),
         handleBatch: (records) => applier.applyBatch(records),
         // A bitcoin block can hold tens of thousands of rune rows: one block per transaction is plenty.
@@ -74,11 +71,10 @@ export class Indexer {
 
   /** Per topic: the last applied position and the newest on the bus (lag = head - applied). */
   async status(): Promise<Record<string, { applied: string | null; head: string; lag: string }>> {
-    const prefix = this.deps.topicPrefix ?? '';
     const out: Record<string, { applied: string | null; head: string; lag: string }> = {};
     for (const { topic, consumer, applier } of this.consumers) {
       const applied = await applier.lastApplied();
-      const head = await consumer.headPosition(prefix + topic);
+      const head = await consumer.headPosition(topic);
       out[topic] = {
         applied: applied === null ? null : applied.toString(),
         head: head.toString(),

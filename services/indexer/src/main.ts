@@ -39,7 +39,6 @@ async function main(): Promise<void> {
     metrics,
     groupId: env.INDEXER_GROUP_ID,
     maxBatch: env.INDEXER_MAX_BATCH,
-    topicPrefix: env.BUS_TOPIC_PREFIX,
     bitcoinNetwork: env.BITCOIN_NETWORK,
   });
   await indexer.start();

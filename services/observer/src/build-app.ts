@@ -12,8 +12,6 @@ export interface ObserverDeps {
   metrics: Registry;
   /** Largest accepted body, e.g. `512mb`. */
   bodyLimit: string;
-  /** Prefix prepended to topic names. */
-  topicPrefix?: string;
   isShuttingDown: () => boolean;
 }
 
@@ -30,7 +28,6 @@ export function buildApp(deps: ObserverDeps): RequestListener {
     logger,
     metrics,
     bodyLimitBytes: parseByteSize(deps.bodyLimit),
-    topicPrefix: deps.topicPrefix,
   });
 
   const app = express();

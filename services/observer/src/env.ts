@@ -19,7 +19,10 @@ export const observerEnvSchema = z.object({
   DATABASE_URL: z.string().default('postgres://postgres:postgres@127.0.0.1:5432/postgres'),
   /** Database of the embedded bus, when it is not DATABASE_URL (several indexers reading one bus). */
   BUS_DATABASE_URL: z.string().optional(),
-  /** Prefix for bus topic names (isolates test runs sharing a broker). */
+  /**
+   * Isolates systems sharing one bus (test runs sharing a broker): Kafka topic and group names start with it (a `.`
+   * is added), and the PostgreSQL log lives in schema `bus_<prefix>`. Stored positions keep the plain topic names.
+   */
   BUS_TOPIC_PREFIX: z.string().default(''),
   /** bitcoind JSON-RPC URL to follow (`http://host:8332`); empty: no follower (blocks only via POST /new_bitcoin_block). */
   BITCOIND_RPC_URL: z.string().default(''),

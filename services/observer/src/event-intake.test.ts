@@ -79,7 +79,6 @@ describe('the observer intake', () => {
       logger: createLogger('observer', 'silent'),
       metrics: createMetricsRegistry('observer'),
       bodyLimit: '256kb',
-      topicPrefix: 'p.',
       isShuttingDown: () => false,
     });
     server = createServer(app).listen(0, '127.0.0.1');
@@ -100,7 +99,7 @@ describe('the observer intake', () => {
     expect(res).toMatchObject({ status: 200, body: { result: 'ok' } });
     expect(res.headers['x-request-id']).toBe('abc-1');
     expect(producer.published).toHaveLength(1);
-    expect(producer.published[0]!.topic).toBe('p.stacks.node-events');
+    expect(producer.published[0]!.topic).toBe('stacks.node-events');
     const envelope = decodeEnvelope(producer.published[0]!.message.value);
     expect(envelope.path).toBe('/new_burn_block');
     expect(JSON.stringify(envelope.body)).toBe(JSON.stringify(JSON.parse(BURN_BLOCK)));
@@ -175,7 +174,7 @@ describe('the observer intake', () => {
       'content-type': 'application/octet-stream',
     });
     expect(res.status).toBe(200);
-    expect(producer.published[0]!.topic).toBe('p.bitcoin.blocks');
+    expect(producer.published[0]!.topic).toBe('bitcoin.blocks');
     expect(decodeEnvelope(producer.published[0]!.message.value).body).toEqual({ block_height: 7, raw_block: '010203' });
     const missing = await call(port, 'POST', '/new_bitcoin_block', Buffer.from([1]), {
       'content-type': 'application/octet-stream',

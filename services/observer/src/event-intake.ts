@@ -18,8 +18,6 @@ export interface EventIntakeDeps {
   metrics: Registry;
   /** Largest accepted body in bytes (after decompression). */
   bodyLimitBytes: number;
-  /** Prefix prepended to topic names. */
-  topicPrefix?: string;
 }
 
 /** What the node is told for each accepted event. */
@@ -55,8 +53,6 @@ export function eventIntake(deps: EventIntakeDeps): (req: IncomingMessage, res: 
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [metrics],
   });
-  const topic = (name: string) => `${deps.topicPrefix ?? ''}${name}`;
-
   // The node sends one request at a time; a queue keeps bus order = arrival order even if several senders post
   // concurrently.
   let tail: Promise<unknown> = Promise.resolve();
@@ -72,7 +68,7 @@ export function eventIntake(deps: EventIntakeDeps): (req: IncomingMessage, res: 
     if (!checked.known) logger.warn({ path, bytes: raw.length }, 'unknown observer path stored raw');
     const stop = publishSeconds.startTimer();
     try {
-      await publishInOrder(topic(checked.topic), checked.key, encodeEnvelope(path, new Date(), checked.body));
+      await publishInOrder(checked.topic, checked.key, encodeEnvelope(path, new Date(), checked.body));
     } catch (err) {
       if (err instanceof BusUnavailableError) throw new ServiceUnavailableError(`the event bus is unavailable: ${err.message}`);
       if (err instanceof BusMessageRejectedError && /TOO_LARGE/.test(err.reason)) {

@@ -93,18 +93,17 @@ describe('importEvents', () => {
     expect(value).toContain(`"body":${body}}`);
   });
 
-  it('sends stacks events and bitcoin blocks to their own topics, under the prefix, without reordering either', async () => {
+  it('sends stacks events and bitcoin blocks to their own topics without reordering either', async () => {
     const producer = new RecordingProducer();
     const btc = JSON.stringify({ block_height: 840000, raw_block: '00'.repeat(80) });
     await importEvents([row(1, '/new_block', BLOCK(1)), row(2, '/new_bitcoin_block', btc), row(3, '/new_block', BLOCK(2))], {
       producer,
       logger,
-      topicPrefix: 'p.',
     });
     expect(producer.calls.map((c) => [c.topic, c.messages.length])).toEqual([
-      [`p.${TOPICS.stacksNodeEvents}`, 1],
-      [`p.${TOPICS.bitcoinBlocks}`, 1],
-      [`p.${TOPICS.stacksNodeEvents}`, 1],
+      [TOPICS.stacksNodeEvents, 1],
+      [TOPICS.bitcoinBlocks, 1],
+      [TOPICS.stacksNodeEvents, 1],
     ]);
   });
 

@@ -6,8 +6,6 @@ import { parseRecordedTime, type RecordedEvent } from './node-event-file';
 export interface ImportOptions {
   producer: BusProducer;
   logger: Logger;
-  /** Prefix prepended to topic names (as the observer's `BUS_TOPIC_PREFIX`). */
-  topicPrefix?: string;
   /** Most events in one publish (one Kafka produce request, one PostgreSQL insert). Default 500. */
   maxBatchEvents?: number;
   /** A batch is published once its bodies add up to this many bytes (a larger single event goes alone). Default 8 MiB. */
@@ -74,7 +72,6 @@ export async function importEvents(
   const start = Date.now();
   const maxEvents = opts.maxBatchEvents ?? 500;
   const maxBytes = opts.maxBatchBytes ?? 8 * 1024 * 1024;
-  const prefix = opts.topicPrefix ?? '';
   const summary: ImportSummary = { imported: 0, skippedBeforeFrom: 0, invalid: [], batches: 0, retries: 0, bytes: 0, ms: 0 };
   let inFlight: Promise<void> = Promise.resolve();
   let batch: Batch | undefined;
@@ -84,7 +81,7 @@ export async function importEvents(
     for (let attempt = 0; ; attempt++) {
       opts.signal?.throwIfAborted();
       try {
-        await opts.producer.publish(prefix + b.topic, b.messages);
+        await opts.producer.publish(b.topic, b.messages);
         break;
       } catch (err) {
         if ((err as { retriable?: boolean }).retriable === false) throw err;

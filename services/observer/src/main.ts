@@ -12,8 +12,8 @@ async function main(): Promise<void> {
   const shutdown = new ShutdownRegistry(logger);
   shutdown.installSignalHandlers();
   const bus = createObserverBus(env, logger, 'observer');
-  // The names the intake publishes to (the indexer and the importer ensure the same ones).
-  await bus.ensureTopics([TOPICS.stacksNodeEvents, TOPICS.bitcoinBlocks].map((t) => env.BUS_TOPIC_PREFIX + t));
+  // The topics the intake publishes to (the indexer and the importer ensure the same ones).
+  await bus.ensureTopics([TOPICS.stacksNodeEvents, TOPICS.bitcoinBlocks]);
   const producer = bus.producer();
   await producer.connect();
   const metrics = createMetricsRegistry('observer');
@@ -22,7 +22,6 @@ async function main(): Promise<void> {
     logger,
     metrics,
     bodyLimit: env.OBSERVER_BODY_LIMIT,
-    topicPrefix: env.BUS_TOPIC_PREFIX,
     isShuttingDown: () => shutdown.isShuttingDown,
   });
   const { server, port } = await listen(app, env.OBSERVER_PORT, env.OBSERVER_HOST);
@@ -36,7 +35,7 @@ async function main(): Promise<void> {
       startHeight: env.BITCOIND_START_HEIGHT,
       pollIntervalMs: env.BITCOIND_POLL_INTERVAL_MS,
       producer,
-      topic: `${env.BUS_TOPIC_PREFIX}${TOPICS.bitcoinBlocks}`,
+      topic: TOPICS.bitcoinBlocks,
       logger,
       metrics,
     });

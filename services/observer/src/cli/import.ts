@@ -85,13 +85,12 @@ export async function runImportCommand(argv: string[], env: ObserverEnv, io: Imp
   let lastId: string | undefined;
   let lastReport = Date.now();
   try {
-    await bus.ensureTopics([TOPICS.stacksNodeEvents, TOPICS.bitcoinBlocks].map((t) => env.BUS_TOPIC_PREFIX + t));
+    await bus.ensureTopics([TOPICS.stacksNodeEvents, TOPICS.bitcoinBlocks]);
     const producer = bus.producer();
     await producer.connect();
     const summary = await importEvents(readNodeEventFile(file, { copyEscaped: values['copy-escaped'] }), {
       producer,
       logger,
-      topicPrefix: env.BUS_TOPIC_PREFIX,
       maxBatchEvents: batchEvents,
       maxBatchBytes: batchBytes,
       fromId: fromId === undefined ? undefined : BigInt(fromId),
