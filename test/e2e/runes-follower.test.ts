@@ -7,7 +7,7 @@ import { fetchRunes } from '../../services/api/test/runes-schemas';
 import { ledgerInvariantViolations } from '../../services/indexer/test/runes-support';
 import { TestSystem } from '../support/test-system';
 
-/** A bitcoind double: JSON-RPC getblockcount / getblockhash / getblock <hash> 0 over the blocks in `chain`. */
+/** A bitcoind double: JSON-RPC getblockcount / getblockhash / getblock <hash> 0 / getblockheader over `chain`. */
 function fakeBitcoind(chain: () => BuiltBlock[]): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
     let text = '';
@@ -29,6 +29,11 @@ function fakeBitcoind(chain: () => BuiltBlock[]): Promise<{ url: string; server:
       if (method === 'getblock') {
         const b = blocks.find((x) => x.hash === params[0]);
         return b ? ok(b.hex) : fail('Block not found');
+      }
+      if (method === 'getblockheader') {
+        const b = blocks.find((x) => x.hash === params[0]);
+        const previousblockhash = b && Buffer.from(b.hex.slice(8, 72), 'hex').reverse().toString('hex');
+        return b ? ok({ hash: b.hash, height: b.height, previousblockhash }) : fail('Block not found');
       }
       return fail('Method not found');
     });
@@ -97,5 +102,25 @@ describe('rune ledger fed by the bitcoind follower (Kafka bus)', () => {
     expect(await ledgerInvariantViolations(sys.db)).toEqual({});
     const blocks: number[] = await sys.db('rune_blocks').orderBy('block_height').pluck('block_height');
     expect(blocks).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+
+  it('resumes after the newest block on the bus when the observer restarts, publishing nothing twice', async () => {
+    const head = async () => {
+      const res = await fetch(`${sys.indexerUrl}/status`);
+      return BigInt(((await res.json()) as { topics: Record<string, { head: string }> }).topics['bitcoin.blocks']!.head);
+    };
+    await sys.waitForCaughtUp();
+    const before = await head();
+    await sys.stopService('observer');
+    const tip = chain[chain.length - 1]!;
+    const tipGen = new RuneBlockGenerator({ seed: 7, height: tip.height + 1, prevHash: tip.hash });
+    const more = [tipGen.next(5, 'after-restart'), tipGen.next(5, 'after-restart')];
+    chain = [...chain, ...more];
+    await sys.startService('observer');
+    await waitForTip(more[1]!.hash);
+    await sys.waitForCaughtUp();
+    // Only the two new blocks went onto the bus: before the fix every restart published again from the start height.
+    expect(await head()).toBe(before + 2n);
+    expect(await ledgerInvariantViolations(sys.db)).toEqual({});
   });
 });

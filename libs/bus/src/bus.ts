@@ -67,6 +67,11 @@ export interface Bus {
   ensureTopics(topics: string[]): Promise<void>;
   producer(): BusProducer;
   consumer(groupId: string): BusConsumer;
+  /**
+   * The newest record of a topic, or null when the topic is empty (or does not exist yet). A producer that
+   * follows another system's chain reads it to resume where it stopped, instead of publishing everything again.
+   */
+  lastRecord(topic: string): Promise<BusRecord | null>;
   close(): Promise<void>;
 }
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   CompressionTypes,
   Kafka,
@@ -290,6 +291,55 @@ export class KafkaBus implements Bus {
       // Like the PostgreSQL log, a topic nobody created yet is simply empty.
       if (protocolErrorType(err, UNKNOWN_TOPIC)) return -1n;
       throw toUnavailable('cannot read the Kafka topic offsets', err);
+    }
+  }
+
+  /**
+   * Reads the newest record with a consumer of its own, in a throwaway group that commits nothing (Kafka drops an
+   * empty group by itself), positioned on the last offset. A record retention already deleted counts as none.
+   */
+  async lastRecord(topic: string): Promise<BusRecord | null> {
+    const name = this.topicName(topic);
+    let head: bigint;
+    try {
+      const admin = await this.getAdmin();
+      const p = (await admin.fetchTopicOffsets(name)).find((o) => o.partition === PARTITION);
+      if (!p || BigInt(p.high) <= BigInt(p.low)) return null;
+      head = BigInt(p.high) - 1n;
+    } catch (err) {
+      if (protocolErrorType(err, UNKNOWN_TOPIC)) return null;
+      throw toUnavailable('cannot read the Kafka topic offsets', err);
+    }
+    const fetchMaxBytes = this.opts.fetchMaxBytes ?? DEFAULT_FETCH_MAX_BYTES;
+    const consumer = this.kafka.consumer({
+      groupId: this.groupName(`last-record-${randomUUID()}`),
+      maxBytes: fetchMaxBytes,
+      maxBytesPerPartition: fetchMaxBytes,
+      maxWaitTimeInMs: 500,
+      allowAutoTopicCreation: false,
+      retry: { initialRetryTime: 300, maxRetryTime: 2_000, retries: 5 },
+    });
+    try {
+      // Joining a new group takes a few seconds on a production broker (`group.initial.rebalance.delay.ms`).
+      return await withTimeout(30_000, `reading the last record of ${name}`, async () => {
+        await consumer.connect();
+        await consumer.subscribe({ topics: [name] });
+        const found = new Promise<BusRecord>((resolve) => {
+          void consumer.run({
+            autoCommit: false,
+            eachMessage: async ({ message }) => {
+              if (BigInt(message.offset) !== head) return;
+              resolve({ topic, position: head, key: message.key?.toString() ?? '', value: message.value ?? Buffer.alloc(0) });
+            },
+          });
+        });
+        consumer.seek({ topic: name, partition: PARTITION, offset: head.toString() });
+        return await found;
+      });
+    } catch (err) {
+      throw toUnavailable(`cannot read the last record of ${name}`, err);
+    } finally {
+      await consumer.disconnect().catch(() => {});
     }
   }
 

@@ -98,6 +98,22 @@ export class PgLogBus implements Bus {
     return new PgLogConsumer(this.pool, this.opts, this.table);
   }
 
+  async lastRecord(topic: string): Promise<BusRecord | null> {
+    let rows: Array<{ position: string; key: string; value: Buffer }>;
+    try {
+      ({ rows } = await this.pool.query<{ position: string; key: string; value: Buffer }>(
+        `SELECT position, key, value FROM ${this.table} WHERE topic = $1 ORDER BY position DESC LIMIT 1`,
+        [topic],
+      ));
+    } catch (err) {
+      // Like Kafka's missing topic: a log nobody created yet is empty.
+      if ((err as { code?: string }).code === '42P01') return null;
+      throw new BusUnavailableError(`cannot read the bus log: ${(err as Error).message}`, { cause: err });
+    }
+    const row = rows[0];
+    return row ? { topic, position: BigInt(row.position), key: row.key, value: await gunzip(row.value) } : null;
+  }
+
   async close(): Promise<void> {
     await this.pool.end();
   }

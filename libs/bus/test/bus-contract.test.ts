@@ -100,6 +100,27 @@ describe.each([
     await producer.disconnect();
   });
 
+  it('reads the newest record of a topic, and none of a topic that is empty or was never created', async () => {
+    const t = topic();
+    expect(await bus.lastRecord(t)).toBeNull();
+    await bus.ensureTopics([t]);
+    expect(await bus.lastRecord(t)).toBeNull();
+    const producer = bus.producer();
+    await producer.connect();
+    await producer.publish(
+      t,
+      [...Array(3).keys()].map((i) => ({
+        key: 'bitcoin',
+        value: encodeEnvelope('/new_bitcoin_block', new Date(0), `{"i":${i}}`),
+      })),
+    );
+    await producer.publish(t, [{ key: 'bitcoin', value: encodeEnvelope('/new_bitcoin_block', new Date(0), '{"i":3}') }]);
+    const last = await bus.lastRecord(t);
+    expect(last).toMatchObject({ topic: t, key: 'bitcoin', position: await bus.consumer('head').headPosition(t) });
+    expect(decodeEnvelope<{ i: number }>(last!.value).body.i).toBe(3);
+    await producer.disconnect();
+  });
+
   it('carries large bodies and JSON escapes byte for byte', async () => {
     const t = topic();
     await bus.ensureTopics([t]);

@@ -2,14 +2,26 @@ import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BusUnavailableError, decodeEnvelope, type BusProducer, type OutgoingMessage } from '@bda/bus';
+import {
+  BusUnavailableError,
+  decodeEnvelope,
+  encodeEnvelope,
+  type BusProducer,
+  type BusRecord,
+  type OutgoingMessage,
+} from '@bda/bus';
 import { createLogger } from '@bda/common';
 import { BitcoinBlockBuilder, type BuiltBlock } from '@bda/runes/src/testing/bitcoin-block-builder';
-import { BitcoindFollower } from './bitcoind-follower';
+import { BitcoindBehindError, BitcoindFollower } from './bitcoind-follower';
 
-/** A bitcoind speaking just enough JSON-RPC: getblockcount, getblockhash, getblock <hash> 0. */
+/**
+ * A bitcoind speaking just enough JSON-RPC: getblockcount, getblockhash, getblock <hash> 0, getblockheader <hash>
+ * (which, like bitcoind, also knows blocks that left the best chain).
+ */
 class FakeBitcoind {
   chain: BuiltBlock[] = [];
+  /** Every block ever mined, stale ones included. */
+  known: BuiltBlock[] = [];
   readonly calls: string[] = [];
   failNext = 0;
   private server!: Server;
@@ -36,6 +48,7 @@ class FakeBitcoind {
           return;
         }
         const byHash = (hash: string) => this.chain.find((b) => b.hash === hash);
+        const knownByHash = (hash: string) => this.known.find((b) => b.hash === hash);
         switch (method) {
           case 'getblockcount':
             return reply(200, { result: this.chain[this.chain.length - 1]!.height, error: null, id });
@@ -49,6 +62,13 @@ class FakeBitcoind {
             if (!block || params[1] !== 0)
               return reply(500, { result: null, error: { code: -5, message: 'Block not found' }, id });
             return reply(200, { result: block.hex, error: null, id });
+          }
+          case 'getblockheader': {
+            const block = knownByHash(params[0] as string);
+            if (!block) return reply(500, { result: null, error: { code: -5, message: 'Block not found' }, id });
+            const prev = block.height === 0 ? undefined : block.hex.slice(8, 72);
+            const previousblockhash = prev && Buffer.from(prev, 'hex').reverse().toString('hex');
+            return reply(200, { result: { hash: block.hash, height: block.height, previousblockhash }, error: null, id });
           }
           default:
             return reply(404, { result: null, error: { code: -32601, message: 'Method not found' }, id });
@@ -71,6 +91,7 @@ class FakeBitcoind {
         tag,
       }).build();
       this.chain.push(block);
+      this.known.push(block);
       made.push(block);
     }
     return made;
@@ -96,6 +117,12 @@ class FakeProducer implements BusProducer {
     return true;
   }
   async disconnect() {}
+  /** What the bus's `lastRecord` would give. */
+  async lastRecord(): Promise<BusRecord | null> {
+    const last = this.messages[this.messages.length - 1];
+    if (!last) return null;
+    return { topic: last.topic, position: BigInt(this.messages.length - 1), key: last.message.key, value: last.message.value };
+  }
   /** Published `(height, hash)` pairs in order. */
   blocks(): Array<[number, string]> {
     return this.messages.map(({ message }) => {
@@ -196,5 +223,88 @@ describe('BitcoindFollower', () => {
       logger: createLogger('follower-test', 'silent'),
     });
     await expect(anonymous.pollOnce()).rejects.toThrow(/HTTP 401/);
+  });
+
+  describe('after a restart', () => {
+    /** A new follower on the same bus, as the observer makes one when it starts again. */
+    const restarted = (extra: Partial<ConstructorParameters<typeof BitcoindFollower>[0]> = {}) =>
+      new BitcoindFollower({
+        rpcUrl: node.url,
+        user: 'alice',
+        password: 'secret',
+        startHeight: 2,
+        pollIntervalMs: 20,
+        producer,
+        topic: 't.bitcoin.blocks',
+        logger: createLogger('follower-test', 'silent'),
+        lastRecord: () => producer.lastRecord(),
+        ...extra,
+      });
+
+    it('resumes after the newest block on the bus instead of publishing from the start height again', async () => {
+      const blocks = node.mine(6); // 0–5
+      await follower.pollOnce();
+      const more = node.mine(2);
+      const again = restarted();
+      expect(await again.pollOnce()).toBe(2);
+      expect(producer.blocks()).toEqual(pairs([...blocks.slice(2), ...more]));
+      expect(again.nextHeight).toBe(8);
+    });
+
+    it('starts at the start height when the bus holds no block yet', async () => {
+      const blocks = node.mine(4);
+      expect(await restarted().pollOnce()).toBe(2);
+      expect(producer.blocks()).toEqual(pairs(blocks.slice(2)));
+    });
+
+    it('steps back to the fork point when the newest published block left the best chain while it was stopped', async () => {
+      const old = node.mine(6); // 0–5
+      await follower.pollOnce();
+      const branch = node.mine(4, 'b', 4); // replaces 4 and 5, adds 6 and 7
+      expect(await restarted().pollOnce()).toBe(4);
+      expect(producer.blocks()).toEqual(pairs([...old.slice(2), ...branch]));
+    });
+
+    it('remembers the hashes below where it resumed, so a reorg right after the restart is followed from its fork', async () => {
+      const old = node.mine(6); // 0–5
+      await follower.pollOnce();
+      const again = restarted();
+      expect(await again.pollOnce()).toBe(0);
+      const branch = node.mine(3, 'c', 4); // replaces 4 and 5, adds 6: two blocks deep
+      expect(await again.pollOnce()).toBe(3);
+      expect(producer.blocks()).toEqual(pairs([...old.slice(2), ...branch]));
+    });
+
+    it('publishes again from further below when bitcoind never saw the published branch', async () => {
+      const old = node.mine(6); // 0–5
+      await follower.pollOnce();
+      const branch = node.mine(2, 'd', 4);
+      node.known = [...node.chain]; // a bitcoind rebuilt elsewhere: the stale blocks are unknown to it
+      expect(await restarted({ unknownForkDepth: 1 }).pollOnce()).toBe(3);
+      expect(producer.blocks()).toEqual(pairs([...old.slice(2), old[3]!, ...branch]));
+    });
+
+    it('waits while bitcoind is below the newest published block, then resumes after it', async () => {
+      const blocks = node.mine(6); // 0–5
+      await follower.pollOnce();
+      node.chain = node.chain.slice(0, 4); // a bitcoind resyncing, at height 3
+      const again = restarted();
+      await expect(again.pollOnce()).rejects.toBeInstanceOf(BitcoindBehindError);
+      node.chain = [...blocks];
+      const more = node.mine(1);
+      expect(await again.pollOnce()).toBe(1);
+      expect(producer.blocks()).toEqual(pairs([...blocks.slice(2), ...more]));
+    });
+
+    it('starts at the start height when the newest record is not a block', async () => {
+      const blocks = node.mine(4);
+      producer.messages.push({
+        topic: 't.bitcoin.blocks',
+        message: { key: 'bitcoin', value: encodeEnvelope('/new_bitcoin_block', new Date(), '{"block_height":"x"}') },
+      });
+      expect(await restarted().pollOnce()).toBe(2);
+      producer.messages.shift();
+      expect(producer.blocks()).toEqual(pairs(blocks.slice(2)));
+    });
   });
 });

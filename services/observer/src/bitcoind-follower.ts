@@ -1,13 +1,14 @@
+import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { encodeEnvelope, type BusProducer } from '@bda/bus';
+import { decodeEnvelope, encodeEnvelope, type BusProducer, type BusRecord } from '@bda/bus';
 
 export interface BitcoindFollowerOptions {
   /** JSON-RPC endpoint, e.g. `http://127.0.0.1:8332`. */
   rpcUrl: string;
   user?: string;
   password?: string;
-  /** First height to publish. */
+  /** First height to publish when the bus holds no block yet (see `lastRecord`). */
   startHeight: number;
   pollIntervalMs: number;
   producer: BusProducer;
@@ -19,6 +20,29 @@ export interface BitcoindFollowerOptions {
   memory?: number;
   /** Timeout of one RPC call (default 30 s; `getblock` of a large block takes a while). */
   rpcTimeoutMs?: number;
+  /**
+   * The newest record of `topic` (the bus's `lastRecord`), read once before the first poll: the follower resumes
+   * after the block it holds instead of publishing everything from `startHeight` again. Without it, every start
+   * begins at `startHeight`.
+   */
+  lastRecord?: () => Promise<BusRecord | null>;
+  /**
+   * When the newest published block left the best chain and bitcoind cannot say what its ancestors were (it never
+   * saw that branch), publishing starts again this many blocks below it (default 100): the indexer rolls back
+   * wherever a height arrives with another hash, and ignores the blocks it already has.
+   */
+  unknownForkDepth?: number;
+}
+
+/** Published blocks whose hashes the follower reads back from bitcoind when it resumes, to notice later reorgs. */
+const RESUME_MEMORY = 100;
+
+/** bitcoind is still below the newest block on the bus (resyncing): the follower waits for it. */
+export class BitcoindBehindError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BitcoindBehindError';
+  }
 }
 
 export class BitcoindRpcError extends Error {
@@ -34,8 +58,9 @@ export class BitcoindRpcError extends Error {
  * published: when the node's block at a published height changes (or a fetched block's parent is not the one
  * published below it), it steps back to where the chains agree and publishes the new branch from there — the
  * indexer rolls back when a height arrives again with another hash. Nothing is lost on a failed RPC call or bus
- * publish: the position only moves once a block is durable on the bus. The position lives in memory: a restart
- * publishes again from `startHeight` (duplicates are harmless to the indexer).
+ * publish: the position only moves once a block is durable on the bus. The bus is where the position is kept: on
+ * start the follower reads the newest block on its topic and resumes after it, stepping back first if that block
+ * left the best chain while the follower was away.
  */
 export class BitcoindFollower {
   private next: number;
@@ -45,6 +70,8 @@ export class BitcoindFollower {
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
   private rpcId = 0;
+  /** Whether the position was taken from the bus yet (`lastRecord`). */
+  private resumed: boolean;
   private readonly memory: number;
   private readonly blocksPublished?: Counter;
   private readonly nodeHeight?: Gauge;
@@ -52,6 +79,7 @@ export class BitcoindFollower {
   constructor(private readonly opts: BitcoindFollowerOptions) {
     this.next = opts.startHeight;
     this.memory = opts.memory ?? 1_000;
+    this.resumed = !opts.lastRecord;
     if (opts.metrics) {
       this.blocksPublished = new Counter({
         name: 'observer_bitcoind_blocks_published_total',
@@ -106,6 +134,7 @@ export class BitcoindFollower {
   async pollOnce(): Promise<number> {
     const count = await this.rpc<number>('getblockcount');
     this.nodeHeight?.set(count);
+    if (!this.resumed) await this.resume(count);
     await this.rewindToCommonAncestor(count);
     let published = 0;
     while (this.next <= count && !this.stopped) {
@@ -131,6 +160,81 @@ export class BitcoindFollower {
       published++;
     }
     return published;
+  }
+
+  /**
+   * Takes the position from the newest block on the bus: the next height is the one above it when bitcoind still
+   * has it on its best chain. Otherwise the block left the best chain while the follower was away: its ancestors
+   * (the parent is in its header, bitcoind keeps the headers of stale blocks) are walked down to the fork point,
+   * and publishing resumes above it. The hashes below the resume point are remembered, so a reorg soon after a
+   * restart is noticed as it would have been without one.
+   */
+  private async resume(count: number): Promise<void> {
+    const record = await this.opts.lastRecord!();
+    const last = record && publishedBlock(record);
+    if (record && !last) {
+      this.opts.logger.warn({ position: String(record.position) }, 'bitcoind follower: the newest bus record is not a block');
+    }
+    if (!last || last.height < this.opts.startHeight) {
+      this.resumed = true;
+      return;
+    }
+    if (last.height > count) {
+      throw new BitcoindBehindError(
+        `bitcoind's best height ${count} is below the newest published block ${last.height}: waiting for it to catch up`,
+      );
+    }
+    let { height, hash, parent } = last;
+    while ((await this.rpc<string>('getblockhash', [height])) !== hash) {
+      this.opts.logger.info({ height, hash }, 'bitcoind follower: a published block left the best chain while stopped');
+      if (height - 1 < this.opts.startHeight) {
+        this.next = this.opts.startHeight;
+        this.resumed = true;
+        return;
+      }
+      height -= 1;
+      hash = parent;
+      const header = await this.header(hash);
+      if (!header) {
+        this.next = Math.max(this.opts.startHeight, height - (this.opts.unknownForkDepth ?? 100));
+        this.opts.logger.warn(
+          { height, hash, next: this.next },
+          'bitcoind follower: bitcoind does not know a published block; publishing again from below it',
+        );
+        this.resumed = true;
+        return;
+      }
+      parent = header.previousblockhash ?? '';
+    }
+    this.published.clear();
+    this.published.set(height, hash);
+    this.next = height + 1;
+    // Its ancestors are on the best chain too: remember the hashes just below it (best effort: without them a
+    // reorg reaching below the resume point is followed from the resume point, as one older than the memory is).
+    try {
+      for (let h = height - 1, below = parent; h >= this.opts.startHeight && h > height - RESUME_MEMORY && below; h--) {
+        this.published.set(h, below);
+        below = (await this.header(below))?.previousblockhash ?? '';
+      }
+    } catch (err) {
+      this.opts.logger.warn({ err }, 'bitcoind follower: could not read the headers below the resume point');
+    }
+    this.resumed = true;
+    this.opts.logger.info(
+      { next: this.next, from: String(record!.position) },
+      'bitcoind follower: resumed after the newest published block',
+    );
+  }
+
+  /** A block header bitcoind knows (stale ones too), or undefined when it does not know the hash. */
+  private async header(hash: string): Promise<{ previousblockhash?: string } | undefined> {
+    try {
+      return await this.rpc<{ previousblockhash?: string }>('getblockheader', [hash, true]);
+    } catch (err) {
+      // -5: no such block; -32601: a node or proxy without the method (both: the answer is unknown).
+      if (err instanceof BitcoindRpcError && / \(code (-5|-32601)\)$/.test(err.message)) return undefined;
+      throw err;
+    }
   }
 
   /** Steps back over published blocks the node no longer has at their height. */
@@ -177,6 +281,29 @@ export class BitcoindFollower {
     if (!res.ok) throw new BitcoindRpcError(`${method}: HTTP ${res.status}`);
     return parsed.result as T;
   }
+}
+
+/** The height, hash and parent of the block in a `/new_bitcoin_block` record, or undefined when it holds none. */
+function publishedBlock(record: BusRecord): { height: number; hash: string; parent: string } | undefined {
+  try {
+    const { path, body } = decodeEnvelope<{ block_height?: unknown; raw_block?: unknown }>(record.value);
+    const height = body?.block_height;
+    const raw = body?.raw_block;
+    if (path !== '/new_bitcoin_block' || typeof height !== 'number' || typeof raw !== 'string' || raw.length < 160) {
+      return undefined;
+    }
+    return { height, hash: blockHash(raw), parent: previousHash(raw) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A serialized block's hash: double SHA-256 of its 80-byte header, in display order. */
+function blockHash(rawHex: string): string {
+  const once = createHash('sha256')
+    .update(Buffer.from(rawHex.slice(0, 160), 'hex'))
+    .digest();
+  return createHash('sha256').update(once).digest().reverse().toString('hex');
 }
 
 /** The parent hash in a serialized block's header (bytes 4–36, little-endian), in display order. */

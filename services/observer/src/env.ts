@@ -30,7 +30,10 @@ export const observerEnvSchema = z.object({
   BITCOIND_RPC_USER: z.string().default(''),
   /** bitcoind RPC password (`rpcpassword`). */
   BITCOIND_RPC_PASSWORD: z.string().default(''),
-  /** First height the follower publishes (e.g. a little below 840000 on mainnet: commits of the first etchings). */
+  /**
+   * First height the follower publishes when `bitcoin.blocks` is still empty (e.g. a little below 840000 on mainnet:
+   * commits of the first etchings). Once the topic holds blocks, the follower resumes after the newest of them.
+   */
   BITCOIND_START_HEIGHT: z.coerce.number().int().min(0).default(0),
   /** How often the follower asks bitcoind for new blocks. */
   BITCOIND_POLL_INTERVAL_MS: z.coerce.number().int().min(10).default(5_000),

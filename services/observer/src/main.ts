@@ -36,6 +36,7 @@ async function main(): Promise<void> {
       pollIntervalMs: env.BITCOIND_POLL_INTERVAL_MS,
       producer,
       topic: TOPICS.bitcoinBlocks,
+      lastRecord: () => bus.lastRecord(TOPICS.bitcoinBlocks),
       logger,
       metrics,
     });
