@@ -34,6 +34,11 @@ describe('a message the indexer cannot apply', () => {
     expect(await sys.db('txs').whereRaw("raw_tx = '\\xdeadbeef'::bytea").count({ n: '*' })).toEqual([{ n: '0' }]);
     const metrics = await (await fetch(`${sys.indexerUrl}/metrics`)).text();
     expect(metrics).toMatch(/indexer_dead_letters_total\{[^}]*path="\/new_block"[^}]*\} 1/);
+    // What an operator alerts on, read from the database and the bus at scrape time.
+    expect(metrics).toMatch(/^indexer_dead_letters_stored\{[^}]*topic="stacks\.node-events"[^}]*\} 1$/m);
+    expect(metrics).toMatch(/^indexer_lag_records\{[^}]*topic="stacks\.node-events"[^}]*\} 0$/m);
+    expect(metrics).toMatch(/^indexer_chain_tip_height\{[^}]*chain="stacks"[^}]*\} 28$/m);
+    expect(metrics).toMatch(/^indexer_parked_blocks\{[^}]*chain="stacks"[^}]*\} 0$/m);
   });
 
   it("answers the indexer's status in JSON, and unknown routes with a 404 JSON error", async () => {

@@ -2,3 +2,4 @@ export * from './env';
 export * from './indexer';
 export * from './message-applier';
 export * from './apply-error';
+export * from './indexer-gauges';

@@ -14,6 +14,7 @@ import { createBus } from '@bda/bus';
 import { createDb, isDbReachable, migrateLatest } from '@bda/db';
 import { loadIndexerEnv } from './env';
 import { Indexer } from './indexer';
+import { registerIndexerGauges } from './indexer-gauges';
 
 /** Entry point: migrations, bus consumers, a health/metrics server, ordered shutdown. */
 async function main(): Promise<void> {
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
     bitcoinNetwork: env.BITCOIN_NETWORK,
   });
   await indexer.start();
+  registerIndexerGauges({ db, metrics, logger, status: () => indexer.status() });
   const app = express();
   app.use(
     healthRouter({
