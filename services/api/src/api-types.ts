@@ -67,7 +67,16 @@ export interface PaginatedResponse<T> {
   results: T[];
 }
 
-export type BlockListResponse = PaginatedResponse<NakamotoBlockResponse>;
+/**
+ * A page of blocks with the reference API's cursors: `cursor` is the index block hash of the page's first (newest)
+ * block; `next_cursor` that of the page `limit` blocks newer (null unless a whole page of newer blocks exists), and
+ * `prev_cursor` that of the page `limit` blocks older (null when this page reaches the lowest block).
+ */
+export interface BlockListResponse extends PaginatedResponse<NakamotoBlockResponse> {
+  next_cursor: string | null;
+  prev_cursor: string | null;
+  cursor: string | null;
+}
 
 // ---- post conditions (stored by the indexer already in this shape) ----
 

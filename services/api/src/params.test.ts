@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '@bda/common';
-import { parseHeightOrHash, parsePage, parsePrincipal, parseTxId, queryInt, queryString } from './params';
+import { parseCursorPage, parseHeightOrHash, parsePage, parsePrincipal, parseTxId, queryInt, queryString } from './params';
 
 const limits = { default: 20, max: 50 };
 
@@ -105,5 +105,38 @@ describe('parsePrincipal', () => {
 
   it('names the parameter it is given', () => {
     expect(() => parsePrincipal('x', 'query parameter sender_address')).toThrow(/^query parameter sender_address: /);
+  });
+});
+
+describe('parseCursorPage', () => {
+  const limits = { default: 20, max: 30 };
+  const hash = 'AB'.repeat(32);
+
+  it('counts from the tip with offset ≥ 0 when there is no cursor', () => {
+    expect(parseCursorPage({}, limits, 'an index block hash')).toEqual({ limit: 20, offset: 0 });
+    expect(parseCursorPage({ offset: '400', limit: '5' }, limits, 'x')).toEqual({ limit: 5, offset: 400 });
+    expect(() => parseCursorPage({ offset: '-1' }, limits, 'x')).toThrow(/offset: must be an integer from 0/);
+  });
+
+  it('normalizes the cursor and accepts offsets either way within ten of the largest pages', () => {
+    expect(parseCursorPage({ cursor: `0x${hash}` }, limits, 'x')).toEqual({
+      limit: 20,
+      offset: 0,
+      cursor: `0x${hash.toLowerCase()}`,
+    });
+    expect(parseCursorPage({ cursor: hash, offset: '-300' }, limits, 'x').offset).toBe(-300);
+    expect(parseCursorPage({ cursor: hash, offset: '300' }, limits, 'x').offset).toBe(300);
+    expect(Object.is(parseCursorPage({ cursor: hash, offset: '-0' }, limits, 'x').offset, 0)).toBe(true);
+  });
+
+  it('rejects a malformed cursor, and offsets beyond the bound or not integers, naming the parameter', () => {
+    expect(() => parseCursorPage({ cursor: 'abc' }, limits, 'an index block hash')).toThrow(
+      /query parameter cursor: must be an index block hash/,
+    );
+    for (const offset of ['-301', '301', '--1', '-', '1.5', '-1e2', ' 1'])
+      expect(() => parseCursorPage({ cursor: hash, offset }, limits, 'x')).toThrow(
+        /offset: with a cursor, must be an integer from -300 to 300/,
+      );
+    expect(() => parseCursorPage({ cursor: [hash, hash] }, limits, 'x')).toThrow(/cursor: given more than once/);
   });
 });

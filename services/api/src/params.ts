@@ -66,6 +66,42 @@ export function parsePage(
   };
 }
 
+export interface CursorPage {
+  limit: number;
+  /** Blocks to skip from the cursor block (or the tip) towards older ones; negative moves towards the tip. */
+  offset: number;
+  /** The index block hash (`0x` lower-case hex) the page is counted from; undefined = the chain tip. */
+  cursor?: string;
+}
+
+/** How many pages of the largest size a cursor's `offset` may move by, either way (the reference API allows 10). */
+export const CURSOR_OFFSET_PAGES = 10;
+
+/**
+ * `limit`, `cursor` and `offset` of a cursor-paginated list. Without a cursor `offset` is counted from the tip and is
+ * ≥ 0, as on every other list. With one it is counted from the cursor's block and may be negative (towards the tip),
+ * within ±`CURSOR_OFFSET_PAGES` pages of the largest size.
+ */
+export function parseCursorPage(query: Query, limits: { default: number; max: number }, what: string): CursorPage {
+  const limit = queryInt(query, 'limit', { default: limits.default, min: 1, max: limits.max });
+  const rawCursor = queryString(query, 'cursor');
+  if (rawCursor === undefined) return { limit, offset: queryInt(query, 'offset', { default: 0, min: 0, max: MAX_OFFSET }) };
+  const cursor = parseHash32(rawCursor, 'query parameter cursor', what);
+  const bound = limits.max * CURSOR_OFFSET_PAGES;
+  const raw = queryString(query, 'offset');
+  let offset = 0;
+  if (raw !== undefined) {
+    const n = raw.startsWith('-') ? parseDigits(raw.slice(1)) : parseDigits(raw);
+    if (n === undefined || n > bound) {
+      throw new InputError(
+        `query parameter offset: with a cursor, must be an integer from ${-bound} to ${bound}, got ${JSON.stringify(raw)}`,
+      );
+    }
+    offset = (raw.startsWith('-') ? -n : n) || 0; // no -0
+  }
+  return { limit, offset, cursor };
+}
+
 const HASH_64 = /^(0x)?[0-9a-fA-F]{64}$/i;
 
 /** A 32-byte hash with or without `0x`, any case → `0x` + lower-case hex; anything else → 400 naming `name`. */

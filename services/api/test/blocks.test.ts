@@ -59,9 +59,100 @@ describe('GET /extended/v2/blocks', () => {
   it('returns an empty page past the end with the total', async () => {
     const res = await api.get('/extended/v2/blocks?offset=45');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ limit: 20, offset: 45, total: 45, results: [] });
+    expect(res.body).toEqual({
+      limit: 20,
+      offset: 45,
+      total: 45,
+      next_cursor: null,
+      prev_cursor: null,
+      cursor: null,
+      results: [],
+    });
     const far = await api.get('/extended/v2/blocks?offset=2147483647');
     expect(far.body.results).toEqual([]);
+  });
+
+  describe('with cursors, as the reference API pages', () => {
+    const hashAt = (h: number) => canonical[h - 1]!.index_block_hash;
+
+    it("gives the first page's cursor, no newer page, and the older page's cursor", async () => {
+      const res = await api.get('/extended/v2/blocks');
+      expect(res.body).toMatchObject({ cursor: hashAt(45), next_cursor: null, prev_cursor: hashAt(25) });
+    });
+
+    it('starts a page at the cursor block, with the cursors of the pages either side', async () => {
+      const res = await api.get(`/extended/v2/blocks?cursor=${hashAt(25)}`);
+      expect(res.status).toBe(200);
+      expect(heights(res.body)).toEqual(Array.from({ length: 20 }, (_, i) => 25 - i));
+      expect(res.body).toMatchObject({
+        limit: 20,
+        offset: 0,
+        total: 45,
+        cursor: hashAt(25),
+        next_cursor: hashAt(45),
+        prev_cursor: hashAt(5),
+      });
+      const last = await api.get(`/extended/v2/blocks?cursor=${hashAt(5)}`);
+      expect(heights(last.body)).toEqual([5, 4, 3, 2, 1]);
+      expect(last.body).toMatchObject({ cursor: hashAt(5), next_cursor: hashAt(25), prev_cursor: null });
+    });
+
+    it('accepts the cursor without 0x and in upper case', async () => {
+      const res = await api.get(`/extended/v2/blocks?limit=3&cursor=${hashAt(10).slice(2).toUpperCase()}`);
+      expect(heights(res.body)).toEqual([10, 9, 8]);
+    });
+
+    it('moves by offset from the cursor, negative towards the tip', async () => {
+      const up = await api.get(`/extended/v2/blocks?limit=5&cursor=${hashAt(25)}&offset=-10`);
+      expect(heights(up.body)).toEqual([35, 34, 33, 32, 31]);
+      expect(up.body).toMatchObject({ offset: -10, cursor: hashAt(35), next_cursor: hashAt(40), prev_cursor: hashAt(30) });
+      const down = await api.get(`/extended/v2/blocks?limit=5&cursor=${hashAt(25)}&offset=22`);
+      expect(heights(down.body)).toEqual([3, 2, 1]);
+      expect(down.body.prev_cursor).toBeNull();
+    });
+
+    it('visits every canonical block once when following prev_cursor from the tip', async () => {
+      const seen: number[] = [];
+      let path = '/extended/v2/blocks?limit=7';
+      for (let pages = 0; pages < 20; pages++) {
+        const res = await api.get(path);
+        expect(res.status).toBe(200);
+        seen.push(...heights(res.body));
+        if (res.body.prev_cursor === null) break;
+        path = `/extended/v2/blocks?limit=7&cursor=${res.body.prev_cursor}`;
+      }
+      expect(seen).toEqual(Array.from({ length: 45 }, (_, i) => 45 - i));
+    });
+
+    it('responds with 404 naming the cursor when no canonical block has it', async () => {
+      for (const cursor of [orphans[0]!.index_block_hash, `0x${'e'.repeat(64)}`]) {
+        const res = await api.get(`/extended/v2/blocks?cursor=${cursor}`);
+        expect(res.status).toBe(404);
+        expect(res.body).toMatchObject({ error: 'not_found' });
+        expect(res.body.message).toContain(`cursor: no canonical block with index block hash ${cursor}`);
+      }
+    });
+
+    it('responds with 404 naming the offset when it leaves the canonical chain from the cursor', async () => {
+      for (const offset of ['-21', '25']) {
+        const res = await api.get(`/extended/v2/blocks?cursor=${hashAt(25)}&offset=${offset}`);
+        expect(res.status).toBe(404);
+        expect(res.body.message).toMatch(/^offset: .* outside the canonical chain \(heights 1 to 45\)/);
+      }
+    });
+
+    it.each([
+      ['cursor=xyz', 'cursor'],
+      [`cursor=0x${'a'.repeat(63)}`, 'cursor'],
+      [`cursor=${'a'.repeat(64)}&cursor=${'b'.repeat(64)}`, 'cursor'],
+      [`cursor=${'a'.repeat(64)}&offset=-301`, 'offset'],
+      [`cursor=${'a'.repeat(64)}&offset=301`, 'offset'],
+      [`cursor=${'a'.repeat(64)}&offset=1.5`, 'offset'],
+    ])('responds with 400 naming the parameter for %s', async (query, name) => {
+      const res = await api.get(`/extended/v2/blocks?${query}`);
+      expect(res.status).toBe(400);
+      expect(res.body.message).toContain(name);
+    });
   });
 
   it('accepts the maximum page size and no more', async () => {

@@ -58,3 +58,20 @@ export async function getCanonicalBlockByHash(db: Knex, hash: string): Promise<D
     .first()) as DbBlockRow | undefined;
   return row ?? null;
 }
+
+/** The height of the canonical block with this index block hash, or null when no canonical block has it. */
+export async function getCanonicalHeightByIndexHash(db: Knex, indexBlockHash: string): Promise<number | null> {
+  const row = (await db('blocks').select('block_height').where({ index_block_hash: indexBlockHash, canonical: true }).first()) as
+    { block_height: number } | undefined;
+  return row?.block_height ?? null;
+}
+
+/** Index block hashes of the canonical blocks at these heights, by height (heights without one are left out). */
+export async function getCanonicalIndexHashesAtHeights(db: Knex, heights: number[]): Promise<Map<number, string>> {
+  if (heights.length === 0) return new Map();
+  const rows = (await db('blocks')
+    .select('block_height', 'index_block_hash')
+    .where('canonical', true)
+    .whereIn('block_height', heights)) as Array<{ block_height: number; index_block_hash: string }>;
+  return new Map(rows.map((r) => [r.block_height, r.index_block_hash]));
+}

@@ -1,12 +1,18 @@
 import express, { type Router } from 'express';
 import { NotFoundError } from '@bda/common';
 import type { BlockListResponse } from '../api-types';
-import { getCanonicalBlockByHash, getCanonicalBlockByHeight, getCanonicalBlocksInHeightRange } from '../datastore/blocks';
+import {
+  getCanonicalBlockByHash,
+  getCanonicalBlockByHeight,
+  getCanonicalBlocksInHeightRange,
+  getCanonicalHeightByIndexHash,
+  getCanonicalIndexHashesAtHeights,
+} from '../datastore/blocks';
 import { getChainTip } from '../datastore/chain-tip';
 import { readSnapshot } from '../datastore/snapshot';
 import { respondNotModifiedIfFresh } from '../http-cache';
 import { toBlockResponse } from '../mappers/block';
-import { parseHeightOrHash, parsePage } from '../params';
+import { parseCursorPage, parseHeightOrHash } from '../params';
 import type { RouteContext } from './context';
 
 /** `/extended/v2/blocks` and `/extended/v2/blocks/{height_or_hash}`. */
@@ -14,18 +20,48 @@ export function blocksRouter(ctx: RouteContext): Router {
   const router = express.Router();
 
   router.get('/extended/v2/blocks', async (req, res) => {
-    const { limit, offset } = parsePage(req.query, ctx.limits.block);
-    const { tip, rows } = await readSnapshot(ctx.db, async (trx) => {
+    const { limit, offset, cursor } = parseCursorPage(req.query, ctx.limits.block, 'an index block hash');
+    const { tip, rows, around } = await readSnapshot(ctx.db, async (trx) => {
       const tip = await getChainTip(trx);
-      if (!tip || offset >= tip.block_count) return { tip, rows: [] };
+      let anchor = tip?.block_height ?? 0;
+      if (cursor !== undefined) {
+        const height = tip ? await getCanonicalHeightByIndexHash(trx, cursor) : null;
+        if (height === null) throw new NotFoundError(`cursor: no canonical block with index block hash ${cursor}`);
+        anchor = height;
+      }
       // Canonical heights are contiguous from the lowest indexed one to the tip: the page is a height range.
-      const lowest = tip.block_height - tip.block_count + 1;
-      const high = tip.block_height - offset;
+      const lowest = tip ? tip.block_height - tip.block_count + 1 : 0;
+      const high = anchor - offset;
+      if (!tip || high > tip.block_height || high < lowest) {
+        if (cursor !== undefined) {
+          throw new NotFoundError(
+            `offset: ${offset} blocks from the cursor is outside the canonical chain (heights ${lowest} to ${tip!.block_height})`,
+          );
+        }
+        return { tip, rows: [], around: new Map<number, string>() };
+      }
       const low = Math.max(high - limit + 1, lowest);
-      return { tip, rows: await getCanonicalBlocksInHeightRange(trx, low, high) };
+      const [rows, around] = await Promise.all([
+        getCanonicalBlocksInHeightRange(trx, low, high),
+        // The first blocks of the pages either side: a whole page of newer blocks, and the older page.
+        getCanonicalIndexHashesAtHeights(
+          trx,
+          [high + limit, high - limit].filter((h) => h <= tip.block_height && h >= lowest),
+        ),
+      ]);
+      return { tip, rows, around };
     });
     if (respondNotModifiedIfFresh(req, res, tip)) return;
-    const body: BlockListResponse = { limit, offset, total: tip?.block_count ?? 0, results: rows.map(toBlockResponse) };
+    const first = rows[0];
+    const body: BlockListResponse = {
+      limit,
+      offset,
+      total: tip?.block_count ?? 0,
+      next_cursor: first ? (around.get(first.block_height + limit) ?? null) : null,
+      prev_cursor: first ? (around.get(first.block_height - limit) ?? null) : null,
+      cursor: first?.index_block_hash ?? null,
+      results: rows.map(toBlockResponse),
+    };
     res.json(body);
   });
 
