@@ -49,6 +49,16 @@ export function queryInt(query: Query, name: string, rule: IntParamRule): number
   return n;
 }
 
+/** An optional query parameter that must be one of `values` (exact, case-sensitive), else `fallback`. */
+export function queryEnum<T extends string>(query: Query, name: string, values: readonly T[], fallback: T): T {
+  const raw = queryString(query, name);
+  if (raw === undefined) return fallback;
+  if (!(values as readonly string[]).includes(raw)) {
+    throw new InputError(`query parameter ${name}: must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
+  }
+  return raw as T;
+}
+
 export interface Page {
   limit: number;
   offset: number;

@@ -74,6 +74,109 @@ describe('GET /extended/v1/tx/mempool', () => {
     expect(none.body).toMatchObject({ total: 0, results: [] });
   });
 
+  describe('filters and orders as the reference API does', () => {
+    const erin = testAddress('erin');
+    const contract = `${testAddress('deployer')}.swap`;
+    // Received after everything above, so they lead the default order; fees and sizes chosen to order differently.
+    const extra = [
+      new MempoolTxRowBuilder('to-erin')
+        .sender(carol)
+        .receivedAt('2024-05-01T15:00:00.000Z')
+        .with({ payload: { recipient_address: erin, amount: '1', memo: '0x' }, fee_rate: '900', raw_tx: Buffer.alloc(40) })
+        .build(),
+      new MempoolTxRowBuilder('from-erin')
+        .sender(erin)
+        .receivedAt('2024-05-01T15:01:00.000Z')
+        .with({ fee_rate: '5', raw_tx: Buffer.alloc(400) })
+        .build(),
+      new MempoolTxRowBuilder('calls-swap')
+        .sender(dave)
+        .receivedAt('2024-05-01T15:02:00.000Z')
+        .with({
+          type_id: 'contract_call',
+          contract_id: contract,
+          payload: { contract_id: contract },
+          fee_rate: '7000',
+          raw_tx: Buffer.alloc(90),
+        })
+        .build(),
+      new MempoolTxRowBuilder('erin-dropped')
+        .sender(erin)
+        .status('dropped_replace_by_fee')
+        .receivedAt('2024-05-01T15:03:00.000Z')
+        .build(),
+    ];
+    beforeAll(async () => {
+      await insertMempoolTxs(api.db, extra);
+    });
+    afterAll(async () => {
+      await api
+        .db('mempool_txs')
+        .whereIn(
+          'tx_id',
+          extra.map((t) => t.tx_id),
+        )
+        .delete();
+    });
+
+    it('filters by recipient_address: token transfers to that principal', async () => {
+      const res = await api.get(`/extended/v1/tx/mempool?recipient_address=${erin}`);
+      expect(res.status).toBe(200);
+      expect(res.body.total).toBe(1);
+      expect(ids(res.body)).toEqual([hash32('tx', 'to-erin')]);
+    });
+
+    it('filters by address: sent, received, or the contract deployed or called, pending only', async () => {
+      const res = await api.get(`/extended/v1/tx/mempool?address=${erin}`);
+      expect(res.body.total).toBe(2);
+      expect(ids(res.body)).toEqual([hash32('tx', 'from-erin'), hash32('tx', 'to-erin')]);
+      const called = await api.get(`/extended/v1/tx/mempool?address=${contract}`);
+      expect(ids(called.body)).toEqual([hash32('tx', 'calls-swap')]);
+    });
+
+    it('combines sender_address and recipient_address: both must match', async () => {
+      expect(ids((await api.get(`/extended/v1/tx/mempool?sender_address=${carol}&recipient_address=${erin}`)).body)).toEqual([
+        hash32('tx', 'to-erin'),
+      ]);
+      expect((await api.get(`/extended/v1/tx/mempool?sender_address=${dave}&recipient_address=${erin}`)).body.total).toBe(0);
+    });
+
+    it('orders by fee or size, either way, and by age oldest first', async () => {
+      const byFee = await api.get('/extended/v1/tx/mempool?order_by=fee&limit=2');
+      expect(ids(byFee.body)).toEqual([hash32('tx', 'calls-swap'), hash32('tx', 'to-erin')]);
+      const cheapest = await api.get('/extended/v1/tx/mempool?order_by=fee&order=asc&limit=1');
+      expect(ids(cheapest.body)).toEqual([hash32('tx', 'from-erin')]);
+      const bySize = await api.get('/extended/v1/tx/mempool?order_by=size&limit=3');
+      expect(ids(bySize.body)).toEqual([hash32('tx', 'from-erin'), hash32('tx', 'calls-swap'), hash32('tx', 'to-erin')]);
+      const oldest = await api.get('/extended/v1/tx/mempool?order=asc&limit=2');
+      expect(ids(oldest.body)).toEqual([hash32('tx', 'p0'), hash32('tx', 'p1')]);
+      expect(oldest.body.total).toBe(30);
+    });
+
+    it('pages through an order without repeating or skipping a transaction', async () => {
+      const seen: string[] = [];
+      for (let offset = 0; offset < 30; offset += 7) {
+        seen.push(...ids((await api.get(`/extended/v1/tx/mempool?order_by=fee&order=asc&limit=7&offset=${offset}`)).body));
+      }
+      expect(new Set(seen).size).toBe(30);
+    });
+
+    it.each([
+      [`address=${testAddress('x')}&sender_address=${carol}`, 'address'],
+      [`address=${testAddress('x')}&recipient_address=${carol}`, 'address'],
+      ['recipient_address=nope', 'recipient_address'],
+      ['address=SP123', 'address'],
+      ['order_by=price', 'order_by'],
+      ['order_by=FEE', 'order_by'],
+      ['order=up', 'order'],
+      ['order=asc&order=desc', 'order'],
+    ])('responds with 400 naming the parameter for %s', async (query, name) => {
+      const res = await api.get(`/extended/v1/tx/mempool?${query}`);
+      expect(res.status).toBe(400);
+      expect(res.body.message).toContain(name);
+    });
+  });
+
   it.each([
     ['limit=51', 'limit'],
     ['limit=0', 'limit'],

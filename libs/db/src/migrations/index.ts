@@ -17,6 +17,7 @@ import * as m015 from './015-rune-activity';
 import * as m016 from './016-rune-balances';
 import * as m017 from './017-contract-deploys';
 import * as m018 from './018-block-pox-unlock-heights';
+import * as m019 from './019-mempool-filters';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -43,6 +44,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['016-rune-balances', m016],
   ['017-contract-deploys', m017],
   ['018-block-pox-unlock-heights', m018],
+  ['019-mempool-filters', m019],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */

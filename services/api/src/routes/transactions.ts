@@ -1,5 +1,5 @@
 import express, { type Router } from 'express';
-import { NotFoundError } from '@bda/common';
+import { InputError, NotFoundError } from '@bda/common';
 import type { MempoolTransactionListResponse } from '../api-types';
 import { getChainTip } from '../datastore/chain-tip';
 import { getContractAbis } from '../datastore/contract-abis';
@@ -8,7 +8,7 @@ import { readSnapshot } from '../datastore/snapshot';
 import { getCanonicalTx, getTxEvents } from '../datastore/txs';
 import { noStore, respondNotModifiedIfFresh } from '../http-cache';
 import { toMempoolTransactionResponse, toTransactionResponse } from '../mappers/tx';
-import { parsePage, parsePrincipal, parseTxId, queryString } from '../params';
+import { parsePage, parsePrincipal, parseTxId, queryEnum, queryString } from '../params';
 import type { RouteContext } from './context';
 
 /** `/extended/v1/tx/mempool` and `/extended/v1/tx/{tx_id}`. */
@@ -18,11 +18,25 @@ export function transactionsRouter(ctx: RouteContext): Router {
   // Before `/:tx_id`, which would otherwise take "mempool" as a (malformed) transaction id.
   router.get('/extended/v1/tx/mempool', async (req, res) => {
     const { limit, offset } = parsePage(req.query, ctx.limits.tx);
-    const rawSender = queryString(req.query, 'sender_address');
-    const senderAddress = rawSender === undefined ? undefined : parsePrincipal(rawSender, 'query parameter sender_address');
+    const principal = (name: string) => {
+      const raw = queryString(req.query, name);
+      return raw === undefined ? undefined : parsePrincipal(raw, `query parameter ${name}`);
+    };
+    const filter = {
+      senderAddress: principal('sender_address'),
+      recipientAddress: principal('recipient_address'),
+      address: principal('address'),
+    };
+    if (filter.address !== undefined && (filter.senderAddress !== undefined || filter.recipientAddress !== undefined)) {
+      throw new InputError(
+        'query parameter address: matches sender, recipient or contract already; do not combine it with sender_address or recipient_address',
+      );
+    }
+    const orderBy = queryEnum(req.query, 'order_by', ['age', 'size', 'fee'] as const, 'age');
+    const order = queryEnum(req.query, 'order', ['asc', 'desc'] as const, 'desc');
     const { rows, total, abis } = await readSnapshot(ctx.db, async (trx) => {
-      const rows = await getPendingMempoolTxs(trx, { limit, offset, senderAddress });
-      return { rows, total: await countPendingMempoolTxs(trx, senderAddress), abis: await getContractAbis(trx, rows) };
+      const rows = await getPendingMempoolTxs(trx, { ...filter, limit, offset, orderBy, order });
+      return { rows, total: await countPendingMempoolTxs(trx, filter), abis: await getContractAbis(trx, rows) };
     });
     noStore(res);
     const body: MempoolTransactionListResponse = {
