@@ -132,6 +132,65 @@ describe('GET /extended/v1/address/{principal}/transactions', () => {
     expect(res.body.message).toContain(`query parameter ${name}`);
   });
 
+  describe('height and until_block, as the reference API narrows a history', () => {
+    const at = (h: number) => erinTxs.filter((t) => t.block_height === h).map((t) => t.tx_id);
+
+    it('with height, lists only the transactions of that block, with their total', async () => {
+      const res = await api.get(`/extended/v1/address/${erin}/transactions?height=12`);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ total: 2, offset: 0 });
+      expect(ids(res.body)).toEqual(at(12));
+      const none = await api.get(`/extended/v1/address/${erin}/transactions?height=31`);
+      expect(none.body).toMatchObject({ total: 0, results: [] });
+    });
+
+    it('with until_block as a height, lists the history up to and including it', async () => {
+      const res = await api.get(`/extended/v1/address/${erin}/transactions?until_block=10&limit=3`);
+      expect(res.body.total).toBe(20);
+      expect(ids(res.body)).toEqual([...at(10), at(9)[0]]);
+      const page = await api.get(`/extended/v1/address/${erin}/transactions?until_block=10&limit=3&offset=18`);
+      expect(ids(page.body)).toEqual(at(1));
+      const beyond = await api.get(`/extended/v1/address/${erin}/transactions?until_block=500`);
+      expect(beyond.body.total).toBe(60);
+    });
+
+    it('with until_block as a block hash or index block hash, in any case and with or without 0x', async () => {
+      const b = blocks[4]!;
+      for (const ref of [b.block_hash, b.index_block_hash.slice(2).toUpperCase()]) {
+        const res = await api.get(`/extended/v1/address/${erin}/transactions?until_block=${ref}`);
+        expect(res.status).toBe(200);
+        expect(res.body.total).toBe(10);
+        expect(ids(res.body).slice(0, 2)).toEqual(at(5));
+      }
+    });
+
+    it('responds with 404 naming until_block when no canonical block has that hash', async () => {
+      const res = await api.get(`/extended/v1/address/${erin}/transactions?until_block=0x${'d'.repeat(64)}`);
+      expect(res.status).toBe(404);
+      expect(res.body.message).toMatch(/^until_block: no canonical block/);
+    });
+
+    it('accepts unanchored=true or false, and serves confirmed transactions either way', async () => {
+      for (const v of ['true', 'false']) {
+        const res = await api.get(`/extended/v1/address/${erin}/transactions?unanchored=${v}`);
+        expect(res.body.total).toBe(60);
+      }
+    });
+
+    it.each([
+      ['height=1&until_block=2', 'height'],
+      ['height=-1', 'height'],
+      ['height=x', 'height'],
+      ['until_block=xyz', 'until_block'],
+      ['until_block=2147483648', 'until_block'],
+      ['unanchored=yes', 'unanchored'],
+    ])('responds with 400 naming the parameter for %s', async (query, name) => {
+      const res = await api.get(`/extended/v1/address/${erin}/transactions?${query}`);
+      expect(res.status).toBe(400);
+      expect(res.body.message).toContain(name);
+    });
+  });
+
   it('accepts testnet addresses', async () => {
     const res = await api.get(`/extended/v1/address/${testAddress('t', 26)}/transactions`);
     expect(res.status).toBe(200);

@@ -1,13 +1,15 @@
 import express, { type Router } from 'express';
+import { InputError, NotFoundError } from '@bda/common';
 import type { AddressTransactionsListResponse } from '../api-types';
-import { getAddressTxCount, getAddressTxPage } from '../datastore/address-txs';
+import { getAddressTxCountInRange, getAddressTxPage, type HeightRange } from '../datastore/address-txs';
+import { getCanonicalBlockByHash } from '../datastore/blocks';
 import { getChainTip } from '../datastore/chain-tip';
 import { getContractAbis } from '../datastore/contract-abis';
 import { readSnapshot } from '../datastore/snapshot';
 import { getCanonicalTxsByKeys } from '../datastore/txs';
 import { respondNotModifiedIfFresh } from '../http-cache';
 import { toTransactionResponse } from '../mappers/tx';
-import { parsePage, parsePrincipal } from '../params';
+import { MAX_BLOCK_HEIGHT, parseHeightOrHash, parsePage, parsePrincipal, queryEnum, queryInt, queryString } from '../params';
 import type { RouteContext } from './context';
 
 /** `/extended/v1/address/{principal}/transactions`: the principal's canonical history from the read model. */
@@ -17,10 +19,29 @@ export function addressRouter(ctx: RouteContext): Router {
   router.get('/extended/v1/address/:principal/transactions', async (req, res) => {
     const principal = parsePrincipal(req.params.principal);
     const { limit, offset } = parsePage(req.query, ctx.limits.tx);
+    const rawHeight = queryString(req.query, 'height');
+    const rawUntil = queryString(req.query, 'until_block');
+    if (rawHeight !== undefined && rawUntil !== undefined) {
+      throw new InputError('query parameter height: give either height (one block) or until_block (up to a block), not both');
+    }
+    const height =
+      rawHeight === undefined ? undefined : queryInt(req.query, 'height', { default: 0, min: 0, max: MAX_BLOCK_HEIGHT });
+    const until = rawUntil === undefined ? undefined : parseHeightOrHash(rawUntil, 'query parameter until_block');
+    // Accepted for the reference API's clients: this history holds confirmed transactions only, and since Nakamoto
+    // there are no unconfirmed microblock transactions to add.
+    queryEnum(req.query, 'unanchored', ['true', 'false'] as const, 'false');
     const { tip, total, rows, abis } = await readSnapshot(ctx.db, async (trx) => {
       const tip = await getChainTip(trx);
-      const total = await getAddressTxCount(trx, principal);
-      const keys = offset < total ? await getAddressTxPage(trx, principal, { limit, offset }) : [];
+      let range: HeightRange = { kind: 'all' };
+      if (height !== undefined) range = { kind: 'at', height };
+      else if (until?.kind === 'height') range = { kind: 'until', height: until.height };
+      else if (until?.kind === 'hash') {
+        const block = await getCanonicalBlockByHash(trx, until.hash);
+        if (!block) throw new NotFoundError(`until_block: no canonical block with block hash or index block hash ${until.hash}`);
+        range = { kind: 'until', height: block.block_height };
+      }
+      const total = await getAddressTxCountInRange(trx, principal, range, tip?.block_height ?? 0);
+      const keys = offset < total ? await getAddressTxPage(trx, principal, { limit, offset }, range) : [];
       const rows = await getCanonicalTxsByKeys(trx, keys);
       return { tip, total, rows, abis: await getContractAbis(trx, rows) };
     });
