@@ -87,6 +87,8 @@ export function registerIndexerGauges(deps: IndexerGaugeDeps): void {
     'Dead letters in the database, by topic (all time, unlike the counter)',
     ['topic'],
     (g, r) => {
+      // 0 for every consumed topic without any, so that an alert on an increase has a series to start from.
+      for (const topic of Object.keys(r.topics)) g.set({ topic }, 0);
       for (const d of r.deadLetters) g.set({ topic: d.topic }, Number(d.n));
     },
   );

@@ -68,6 +68,7 @@ describe('the indexer gauges on /metrics', () => {
     expect(sample(text, 'indexer_chain_tip_height{chain="bitcoin"}')).toBeUndefined();
     expect(sample(text, 'indexer_parked_blocks{chain="stacks"}')).toBe(3);
     expect(sample(text, 'indexer_dead_letters_stored{topic="stacks.node-events"}')).toBe(2);
+    expect(sample(text, 'indexer_dead_letters_stored{topic="bitcoin.blocks"}')).toBe(0);
   });
 
   it('reads the positions once per scrape, however many gauges use them', async () => {
