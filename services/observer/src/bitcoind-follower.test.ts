@@ -12,7 +12,7 @@ import {
 } from '@bda/bus';
 import { createLogger } from '@bda/common';
 import { BitcoinBlockBuilder, type BuiltBlock } from '@bda/runes/src/testing/bitcoin-block-builder';
-import { BitcoindBehindError, BitcoindFollower } from './bitcoind-follower';
+import { BitcoindBehindError, BitcoindFollower, type BitcoindFollowerOptions } from './bitcoind-follower';
 
 /**
  * A bitcoind speaking just enough JSON-RPC: getblockcount, getblockhash, getblock <hash> 0, getblockheader <hash>
@@ -146,11 +146,9 @@ describe('BitcoindFollower', () => {
   let follower: BitcoindFollower;
   const pairs = (blocks: BuiltBlock[]) => blocks.map((b) => [b.height, b.hash] as [number, string]);
 
-  beforeEach(async () => {
-    node = new FakeBitcoind();
-    await node.start();
-    producer = new FakeProducer();
-    follower = new BitcoindFollower({
+  /** A follower of `node` publishing to `producer`, from height 2. */
+  const newFollower = (extra: Partial<BitcoindFollowerOptions> = {}) =>
+    new BitcoindFollower({
       rpcUrl: node.url,
       user: 'alice',
       password: 'secret',
@@ -159,7 +157,14 @@ describe('BitcoindFollower', () => {
       producer,
       topic: 't.bitcoin.blocks',
       logger: createLogger('follower-test', 'silent'),
+      ...extra,
     });
+
+  beforeEach(async () => {
+    node = new FakeBitcoind();
+    await node.start();
+    producer = new FakeProducer();
+    follower = newFollower();
   });
   afterEach(async () => {
     await follower.stop();
@@ -227,19 +232,8 @@ describe('BitcoindFollower', () => {
 
   describe('after a restart', () => {
     /** A new follower on the same bus, as the observer makes one when it starts again. */
-    const restarted = (extra: Partial<ConstructorParameters<typeof BitcoindFollower>[0]> = {}) =>
-      new BitcoindFollower({
-        rpcUrl: node.url,
-        user: 'alice',
-        password: 'secret',
-        startHeight: 2,
-        pollIntervalMs: 20,
-        producer,
-        topic: 't.bitcoin.blocks',
-        logger: createLogger('follower-test', 'silent'),
-        lastRecord: () => producer.lastRecord(),
-        ...extra,
-      });
+    const restarted = (extra: Partial<BitcoindFollowerOptions> = {}) =>
+      newFollower({ lastRecord: () => producer.lastRecord(), ...extra });
 
     it('resumes after the newest block on the bus instead of publishing from the start height again', async () => {
       const blocks = node.mine(6); // 0–5
