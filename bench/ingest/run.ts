@@ -131,6 +131,15 @@ async function runOne(
     for (const url of [`${sys.apiUrl}/extended`, `${sys.indexerUrl}/status`]) await (await fetch(url)).arrayBuffer();
     const cpu0 = pids.map(cpuMs);
     const all0 = process.env.BENCH_DEBUG ? allCpu() : null;
+    const io = (pid: number) =>
+      Object.fromEntries(
+        readFileSync(`/proc/${pid}/io`, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => l.split(': '))
+          .map(([k, v]) => [k, Number(v)]),
+      );
+    const io0 = pids.map(io);
     const t0 = performance.now();
     if (importer) {
       importer.child.stdin!.write('go\n');
@@ -166,6 +175,16 @@ async function runOne(
       );
     const cpu1 = pids.map(cpuMs);
     if (all0) {
+      const io1 = pids.map(io);
+      console.log(
+        'io',
+        pids
+          .map(
+            (_, i) =>
+              `wchar ${((io1[i].wchar - io0[i].wchar) / 1e6).toFixed(2)} MB in ${io1[i].syscw - io0[i].syscw} writes, rchar ${((io1[i].rchar - io0[i].rchar) / 1e6).toFixed(2)} MB`,
+          )
+          .join(' | '),
+      );
       const by = new Map<string, number>();
       for (const [pid, p] of allCpu()) {
         const d = p.ms - (all0.get(pid)?.ms ?? 0);
