@@ -12,8 +12,6 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { KafkaBus } from '@bda/bus';
-import { createLogger } from '@bda/common';
 import { startKafka, startPostgres } from '@bda/test-support';
 import type { RecordedEvent } from '@bda/observer';
 import { replayEvents } from '../../scripts/lib/replay-events';
@@ -21,6 +19,7 @@ import { ROOT } from '../../scripts/lib/service-process';
 import { loadFixture } from '../../test/support/fixtures';
 import { TestSystem } from '../../test/support/test-system';
 import { FIXTURE_FILES, fixtureTransferPool, generateChain } from './generate-chain';
+import { warmBroker } from './warm-broker';
 
 /** The reference API's importer on this kind of machine (issue #2). */
 const REFERENCE = {
@@ -240,30 +239,6 @@ function print(results: Result[]): void {
       `  ${r.name.padEnd(14)} ${r.bus.padEnd(9)} ${r.via.padEnd(7)} blocks/s ${(r.blocks / r.seconds / ref.blocksPerSec).toFixed(2)}x   events/s ${(r.chainEvents / r.seconds / ref.eventsPerSec).toFixed(2)}x   CPU/block ${(REFERENCE.cpuMsPerBlock / Math.max(r.cpuMsPerBlock, 0.01)).toFixed(2)}x less`,
     );
   }
-}
-
-/** Produces `messages` records one at a time (acks from all replicas, as the observer does) while a consumer reads. */
-async function warmBroker(brokers: string, messages: number): Promise<void> {
-  const bus = new KafkaBus({
-    brokers: brokers.split(','),
-    clientId: 'bench-warm-up',
-    logger: createLogger('bench', 'silent'),
-    topicPrefix: `warm-up-${process.pid}`,
-  });
-  const t0 = performance.now();
-  try {
-    await bus.ensureTopics(['warm-up']);
-    const producer = bus.producer();
-    await producer.connect();
-    await bus.consumer('warm-up').start({ topic: 'warm-up', lastApplied: async () => null, handleBatch: async () => {} });
-    const value = Buffer.alloc(20_000, 'x');
-    for (let i = 0; i < messages; i++) {
-      await producer.publish('warm-up', [{ key: 'warm-up', value: value.subarray(0, 500 + ((i * 997) % 19_500)) }]);
-    }
-  } finally {
-    await bus.close();
-  }
-  console.log(`broker warmed with ${messages} messages in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 
 async function main(): Promise<void> {
