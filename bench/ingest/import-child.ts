@@ -7,7 +7,7 @@
 import { createInterface } from 'node:readline';
 import { TOPICS } from '@bda/bus';
 import { createLogger } from '@bda/common';
-import { createObserverBus, importEvents, loadObserverEnv, readNodeEventFile } from '@bda/observer';
+import { createObserverBus, importEvents, loadObserverEnv, readNodeEventFiles } from '@bda/observer';
 
 const env = loadObserverEnv();
 const logger = createLogger('bench-import', 'warn');
@@ -19,11 +19,7 @@ console.log('ready');
 const lines = createInterface({ input: process.stdin });
 for await (const line of lines) {
   if (line.trim() !== 'go') continue;
-  let imported = 0;
-  for (const file of process.argv.slice(2)) {
-    const summary = await importEvents(readNodeEventFile(file), { producer, logger });
-    imported += summary.imported;
-  }
+  const { imported } = await importEvents(readNodeEventFiles(process.argv.slice(2)), { producer, logger });
   // Stays up until stdin closes, so the parent can read this process's CPU time after the run.
   console.log(`done ${imported}`);
 }

@@ -20,6 +20,11 @@ export interface ReadNodeEventFileOptions {
   copyEscaped?: boolean;
 }
 
+/** Reads several recorded-events files one after the other, as one stream (see `readNodeEventFile`). */
+export async function* readNodeEventFiles(files: string[], opts: ReadNodeEventFileOptions = {}): AsyncGenerator<RecordedEvent> {
+  for (const file of files) yield* readNodeEventFile(file, opts);
+}
+
 /**
  * Reads a recorded-events TSV file in order; a name ending in `.gz` is read through gunzip (archives of a mainnet
  * node's events are large). The body column is passed on exactly as recorded.

@@ -15,7 +15,6 @@ describe('npm run import', () => {
   it('answers 2 with the usage when the file is missing or options are malformed', async () => {
     for (const [args, problem] of [
       [[], 'usage: npm run import'],
-      [['a.tsv', 'b.tsv'], 'usage: npm run import'],
       [['a.tsv', '--from-id', 'ten'], '--from-id: expected a row id'],
       [['a.tsv', '--from-id=-3'], '--from-id: expected a row id'],
       [['a.tsv', '--batch-events', '0'], '--batch-events: expected an integer'],
@@ -27,6 +26,12 @@ describe('npm run import', () => {
       expect(r.err.join('\n')).toContain(problem);
       expect(r.out).toEqual([]);
     }
+  });
+
+  it('answers 1 naming the part that cannot be read before importing any of them', async () => {
+    const r = await run([import.meta.filename, '/nonexistent/part-2.tsv']);
+    expect(r.code).toBe(1);
+    expect(r.err.join('\n')).toMatch(/cannot read \/nonexistent\/part-2\.tsv: ENOENT/);
   });
 
   it('answers 1 naming the file when it cannot be read', async () => {

@@ -1,13 +1,14 @@
 /**
  * Imports recorded node events into the bus without a node:
  *
- *   npm run import -- <file.tsv[.gz]> [--from-id N] [--skip-invalid] [--copy-escaped] [--batch-events 500] [--batch-bytes 8mb]
+ *   npm run import -- <file.tsv[.gz]>... [--from-id N] [--skip-invalid] [--copy-escaped] [--batch-events 500] [--batch-bytes 8mb]
  *
  * The file is the TSV the fixtures use, which is also what the reference API's `event_observer_requests` table holds
  * (id, receive time, path, JSON body): an archive of a node's events, or the export of an existing deployment being
  * migrated (`--copy-escaped` for a file in PostgreSQL's COPY text format, as the reference's `export-events` writes).
  * The bus is the observer's (KAFKA_BROKERS, else the PostgreSQL log in BUS_DATABASE_URL / DATABASE_URL).
  * Each row is checked as the observer checks a POST; the indexer then applies the events as if a node had sent them.
+ * Several files are imported in the order given, as one stream (an archive split into parts).
  * Run it into a system no node is posting to: the bus keeps one order, and a node's live events would interleave.
  */
 import { statSync } from 'node:fs';
@@ -18,11 +19,11 @@ import { TOPICS } from '@bda/bus';
 import { loadObserverEnv, type ObserverEnv } from '../env';
 import { parseByteSize } from '../event-intake';
 import { ImportStoppedError, importEvents } from '../import-events';
-import { readNodeEventFile } from '../node-event-file';
+import { readNodeEventFiles } from '../node-event-file';
 import { createObserverBus } from '../observer-bus';
 
 const USAGE =
-  'usage: npm run import -- <file.tsv[.gz]> [--from-id N] [--skip-invalid] [--copy-escaped] [--batch-events 500] [--batch-bytes 8mb]';
+  'usage: npm run import -- <file.tsv[.gz]>... [--from-id N] [--skip-invalid] [--copy-escaped] [--batch-events 500] [--batch-bytes 8mb]';
 
 export interface ImportCliIo {
   out: (line: string) => void;
@@ -50,7 +51,7 @@ export async function runImportCommand(argv: string[], env: ObserverEnv, io: Imp
     return 2;
   }
   const { values, positionals } = parsed;
-  const file = positionals[0];
+  const files = positionals;
   const fromId = values['from-id'];
   const batchEvents = Number(values['batch-events']);
   let batchBytes: number;
@@ -60,7 +61,7 @@ export async function runImportCommand(argv: string[], env: ObserverEnv, io: Imp
     io.err(`--batch-bytes: ${(err as Error).message}\n${USAGE}`);
     return 2;
   }
-  if (!file || positionals.length > 1) {
+  if (files.length === 0) {
     io.err(USAGE);
     return 2;
   }
@@ -73,11 +74,14 @@ export async function runImportCommand(argv: string[], env: ObserverEnv, io: Imp
     return 2;
   }
 
-  try {
-    if (!statSync(file).isFile()) throw new Error('not a file');
-  } catch (err) {
-    io.err(`cannot read ${file}: ${(err as Error).message}`);
-    return 1;
+  // Every file is checked before anything is published: a typo in the last part must not leave half an import.
+  for (const file of files) {
+    try {
+      if (!statSync(file).isFile()) throw new Error('not a file');
+    } catch (err) {
+      io.err(`cannot read ${file}: ${(err as Error).message}`);
+      return 1;
+    }
   }
 
   const logger = createLogger('import', env.LOG_LEVEL === 'info' ? 'warn' : env.LOG_LEVEL);
@@ -88,7 +92,7 @@ export async function runImportCommand(argv: string[], env: ObserverEnv, io: Imp
     await bus.ensureTopics([TOPICS.stacksNodeEvents, TOPICS.bitcoinBlocks]);
     const producer = bus.producer();
     await producer.connect();
-    const summary = await importEvents(readNodeEventFile(file, { copyEscaped: values['copy-escaped'] }), {
+    const summary = await importEvents(readNodeEventFiles(files, { copyEscaped: values['copy-escaped'] }), {
       producer,
       logger,
       maxBatchEvents: batchEvents,
@@ -107,7 +111,7 @@ export async function runImportCommand(argv: string[], env: ObserverEnv, io: Imp
     for (const bad of summary.invalid) io.err(`skipped invalid row id ${bad.id} (${bad.path}): ${bad.reason}`);
     const secs = summary.ms / 1000;
     io.out(
-      `imported ${summary.imported} events from ${file} in ${secs.toFixed(2)} s (${(summary.imported / Math.max(secs, 0.001)).toFixed(0)} events/s, ${summary.batches} batches, ${(summary.bytes / 1024 / 1024).toFixed(1)} MiB, ${summary.retries} retries, ${summary.invalid.length} invalid rows skipped, ${summary.skippedBeforeFrom} rows before --from-id)`,
+      `imported ${summary.imported} events from ${files.join(', ')} in ${secs.toFixed(2)} s (${(summary.imported / Math.max(secs, 0.001)).toFixed(0)} events/s, ${summary.batches} batches, ${(summary.bytes / 1024 / 1024).toFixed(1)} MiB, ${summary.retries} retries, ${summary.invalid.length} invalid rows skipped, ${summary.skippedBeforeFrom} rows before --from-id)`,
     );
     return 0;
   } catch (err) {
