@@ -85,8 +85,37 @@ export async function unnestInsert(
   const conflict = onConflict ? ` ON CONFLICT (${onConflict.map(quoteIdent).join(', ')}) ${conflictAction}` : '';
   return {
     sql: `INSERT INTO ${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')}) SELECT * FROM unnest(${casts.join(', ')})${conflict}`,
-    bindings: columns.map((c) => rows.map((r) => r[c] ?? null)),
+    bindings: columns.map((c) => arrayLiteral(rows, c)),
   };
+}
+
+const NEEDS_ESCAPE = /[\\"]/;
+
+/**
+ * Column `column` of `rows` as a PostgreSQL array literal, the text node-postgres would make of a JS array (it makes
+ * the same one for an array parameter, quoting and escaping every element with two regular-expression passes; on a
+ * block of 50 transactions that was a tenth of the indexer's CPU). Strings are quoted, escaped only when they hold
+ * `\` or `"`; numbers and booleans go bare; buffers as `\x` hex; dates as ISO text; anything else (arrays too: the
+ * columns hold scalars or JSON) as JSON; null and undefined as NULL.
+ */
+export function arrayLiteral(rows: ReadonlyArray<Record<string, unknown>>, column: string): string {
+  let out = '{';
+  for (let i = 0; i < rows.length; i++) {
+    if (i > 0) out += ',';
+    const v = rows[i]![column];
+    if (v == null) out += 'NULL';
+    else if (typeof v === 'string') out += quoteElement(v);
+    else if (typeof v === 'number' || typeof v === 'bigint') out += String(v);
+    else if (typeof v === 'boolean') out += v ? 't' : 'f';
+    else if (Buffer.isBuffer(v)) out += `"\\\\x${v.toString('hex')}"`;
+    else if (v instanceof Date) out += quoteElement(v.toISOString());
+    else out += quoteElement(JSON.stringify(v));
+  }
+  return out + '}';
+}
+
+function quoteElement(s: string): string {
+  return NEEDS_ESCAPE.test(s) ? `"${s.replace(/[\\"]/g, '\\$&')}"` : `"${s}"`;
 }
 
 function quoteIdent(name: string): string {
