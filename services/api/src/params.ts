@@ -59,6 +59,11 @@ export function queryEnum<T extends string>(query: Query, name: string, values: 
   return raw as T;
 }
 
+/** The reference API's `exclude_function_args` (`true` or `false`, default false). */
+export function parseExcludeFunctionArgs(query: Query): boolean {
+  return queryEnum(query, 'exclude_function_args', ['true', 'false'] as const, 'false') === 'true';
+}
+
 export interface Page {
   limit: number;
   offset: number;

@@ -191,6 +191,17 @@ describe('GET /extended/v1/address/{principal}/transactions', () => {
     });
   });
 
+  it('leaves function_args out of contract calls with exclude_function_args=true', async () => {
+    const res = await api.get(`/extended/v1/address/${erin}/transactions?limit=2&exclude_function_args=true`);
+    const call = res.body.results.find((t: { tx_type: string }) => t.tx_type === 'contract_call');
+    expect(call.contract_call).toMatchObject({ contract_id: contract, function_name: 'deposit' });
+    expect(call.contract_call).not.toHaveProperty('function_args');
+    const full = await api.get(`/extended/v1/address/${erin}/transactions?limit=2`);
+    expect(full.body.results.find((t: { tx_type: string }) => t.tx_type === 'contract_call').contract_call).toHaveProperty(
+      'function_args',
+    );
+  });
+
   it('accepts testnet addresses', async () => {
     const res = await api.get(`/extended/v1/address/${testAddress('t', 26)}/transactions`);
     expect(res.status).toBe(200);

@@ -134,6 +134,14 @@ describe('GET /extended/v1/tx/mempool', () => {
       expect(ids(called.body)).toEqual([hash32('tx', 'calls-swap')]);
     });
 
+    it('leaves function_args out of contract calls with exclude_function_args=true', async () => {
+      const full = await api.get(`/extended/v1/tx/mempool?address=${contract}`);
+      expect(full.body.results[0].contract_call).toHaveProperty('function_args');
+      const lean = await api.get(`/extended/v1/tx/mempool?address=${contract}&exclude_function_args=true`);
+      expect(lean.body.results[0].contract_call).toMatchObject({ contract_id: contract });
+      expect(lean.body.results[0].contract_call).not.toHaveProperty('function_args');
+    });
+
     it('combines sender_address and recipient_address: both must match', async () => {
       expect(ids((await api.get(`/extended/v1/tx/mempool?sender_address=${carol}&recipient_address=${erin}`)).body)).toEqual([
         hash32('tx', 'to-erin'),

@@ -337,6 +337,19 @@ describe('GET /extended/v1/tx/{tx_id} for mined transactions', () => {
     });
   });
 
+  it('leaves function_args out of a contract call with exclude_function_args=true, keeping the signature', async () => {
+    const res = await get(tx.callNamed.tx_id, '?exclude_function_args=true');
+    expect(res.body.contract_call).toEqual({
+      contract_id: contract,
+      function_name: 'transfer',
+      function_signature: '(define-public (transfer (amount uint) (memo (string-ascii 34))))',
+    });
+    expect((await get(tx.callNamed.tx_id, '?exclude_function_args=false')).body.contract_call.function_args).toHaveLength(2);
+    const bad = await get(tx.callNamed.tx_id, '?exclude_function_args=yes');
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toContain('exclude_function_args');
+  });
+
   it("names and types a contract call's arguments from the called contract's ABI", async () => {
     const res = await get(tx.callWithAbi.tx_id);
     expect(res.body.contract_call).toEqual({

@@ -198,6 +198,17 @@ const DROPPED_STATUSES = new Set<MempoolTxStatus>([
  * that mined it was applied between the api's two lookups (or is not canonical any more), and the reference shows
  * such transactions as pending too. An unknown drop reason is `dropped_unknown`.
  */
+/**
+ * The reference API's `exclude_function_args=true` when `exclude` is set: a contract call without its
+ * `function_args` (the signature stays), for clients that list many transactions and never show the arguments.
+ */
+export function withoutFunctionArgs<T extends object>(tx: T, exclude = true): T {
+  const call = (tx as { contract_call?: { function_args?: unknown } }).contract_call;
+  if (!exclude || !call || call.function_args === undefined) return tx;
+  const { function_args: _dropped, ...rest } = call;
+  return { ...tx, contract_call: rest };
+}
+
 export function toMempoolStatus(status: string): MempoolTxStatus {
   if (status === 'pending' || status === 'mined') return 'pending';
   if (DROPPED_STATUSES.has(status as MempoolTxStatus)) return status as MempoolTxStatus;

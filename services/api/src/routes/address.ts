@@ -8,8 +8,17 @@ import { getContractAbis } from '../datastore/contract-abis';
 import { readSnapshot } from '../datastore/snapshot';
 import { getCanonicalTxsByKeys } from '../datastore/txs';
 import { respondNotModifiedIfFresh } from '../http-cache';
-import { toTransactionResponse } from '../mappers/tx';
-import { MAX_BLOCK_HEIGHT, parseHeightOrHash, parsePage, parsePrincipal, queryEnum, queryInt, queryString } from '../params';
+import { toTransactionResponse, withoutFunctionArgs } from '../mappers/tx';
+import {
+  MAX_BLOCK_HEIGHT,
+  parseExcludeFunctionArgs,
+  parseHeightOrHash,
+  parsePage,
+  parsePrincipal,
+  queryEnum,
+  queryInt,
+  queryString,
+} from '../params';
 import type { RouteContext } from './context';
 
 /** `/extended/v1/address/{principal}/transactions`: the principal's canonical history from the read model. */
@@ -30,6 +39,7 @@ export function addressRouter(ctx: RouteContext): Router {
     // Accepted for the reference API's clients: this history holds confirmed transactions only, and since Nakamoto
     // there are no unconfirmed microblock transactions to add.
     queryEnum(req.query, 'unanchored', ['true', 'false'] as const, 'false');
+    const exclude = parseExcludeFunctionArgs(req.query);
     const { tip, total, rows, abis } = await readSnapshot(ctx.db, async (trx) => {
       const tip = await getChainTip(trx);
       let range: HeightRange = { kind: 'all' };
@@ -50,7 +60,7 @@ export function addressRouter(ctx: RouteContext): Router {
       limit,
       offset,
       total,
-      results: rows.map((r) => toTransactionResponse(r, [], abis)),
+      results: rows.map((r) => withoutFunctionArgs(toTransactionResponse(r, [], abis), exclude)),
     };
     res.json(body);
   });
