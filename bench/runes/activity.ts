@@ -23,7 +23,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createDb, migrateLatest } from '@bda/db';
-import { createTestDatabase, freePort, startPostgres, startRedis } from '@bda/test-support';
+import { createTestDatabase, freePorts, startPostgres, startRedis } from '@bda/test-support';
 import { createKey } from '../../services/gateway/src/keys/key-repository';
 import { startService, stopService, waitForHttp, type ServiceProcess } from '../../scripts/lib/service-process';
 
@@ -206,9 +206,7 @@ async function main(): Promise<void> {
       console.log(`no Redis (${(err as Error).message.split('\n')[0]}): the as-deployed gateway limits in memory`);
     }
 
-    const apiPort = await freePort();
-    const leanPort = await freePort();
-    const deployedPort = await freePort();
+    const [apiPort, leanPort, deployedPort] = (await freePorts(3)) as [number, number, number];
     const quiet = () => {};
     const common = { DATABASE_URL: databaseUrl, KAFKA_BROKERS: '', REDIS_URL: undefined };
     procs.push(

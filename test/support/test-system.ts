@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { createDb } from '@bda/db';
-import { createTestDatabase, freePort } from '@bda/test-support';
+import { createTestDatabase, freePorts } from '@bda/test-support';
 import { startService, stopService, waitForHttp, type ServiceName, type ServiceProcess } from '../../scripts/lib/service-process';
 
 export interface TestSystemOptions {
@@ -55,12 +55,8 @@ export class TestSystem {
     this.busDatabaseUrl = this.opts.shareBusWith?.busDatabaseUrl ?? this.databaseUrl;
     this.topicPrefix = this.opts.shareBusWith?.topicPrefix ?? `t${randomBytes(4).toString('hex')}.`;
     this.db = createDb({ connectionString: this.databaseUrl, maxConnections: 4 });
-    this.ports = {
-      observer: await freePort(),
-      indexer: await freePort(),
-      api: await freePort(),
-      gateway: await freePort(),
-    };
+    const [observer, indexer, api, gateway] = await freePorts(4);
+    this.ports = { observer: observer!, indexer: indexer!, api: api!, gateway: gateway! };
     const wanted = this.opts.services ?? ['indexer', 'observer', 'api', 'gateway'];
     // The indexer first: it runs the migrations.
     if (wanted.includes('indexer')) await this.startService('indexer');
