@@ -14,6 +14,7 @@ import {
   type logCreator,
 } from 'kafkajs';
 import type { Logger } from 'pino';
+import { withTimeout } from '@bda/common';
 import {
   BusUnavailableError,
   type Bus,
@@ -128,16 +129,9 @@ function toUnavailable(what: string, err: unknown): BusUnavailableError {
   return err instanceof BusUnavailableError ? err : new BusUnavailableError(`${what}: ${describe(err)}`, { cause: err });
 }
 
-async function withTimeout<T>(ms: number, what: string, fn: () => Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new BusUnavailableError(`${what}: no answer within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([fn(), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+/** `withTimeout` whose timeout is a `BusUnavailableError` naming what was waited for. */
+function busTimeout<T>(ms: number, what: string, fn: () => Promise<T>): Promise<T> {
+  return withTimeout(ms, fn, () => new BusUnavailableError(`${what}: no answer within ${ms} ms`));
 }
 
 /** A sleep that `wake()` cuts short (used to stop promptly during a back-off). */
@@ -321,7 +315,7 @@ export class KafkaBus implements Bus {
     });
     try {
       // Joining a new group takes a few seconds on a production broker (`group.initial.rebalance.delay.ms`).
-      return await withTimeout(30_000, `reading the last record of ${name}`, async () => {
+      return await busTimeout(30_000, `reading the last record of ${name}`, async () => {
         await consumer.connect();
         await consumer.subscribe({ topics: [name] });
         const found = new Promise<BusRecord>((resolve) => {
@@ -419,7 +413,7 @@ class KafkaBusProducer implements BusProducer {
     return this.serialize(async () => {
       if (this.closed) throw new BusUnavailableError('the Kafka producer is closed');
       try {
-        await withTimeout(timeout, 'connecting to Kafka', () => this.ensure());
+        await busTimeout(timeout, 'connecting to Kafka', () => this.ensure());
         this.healthy = true;
       } catch (err) {
         this.healthy = false;
@@ -436,7 +430,7 @@ class KafkaBusProducer implements BusProducer {
     return this.serialize(async () => {
       if (this.closed) throw new BusUnavailableError('the Kafka producer is closed');
       try {
-        await withTimeout(timeout, `publishing to ${name}`, async () => {
+        await busTimeout(timeout, `publishing to ${name}`, async () => {
           const producer = await this.ensure();
           await producer.send({
             topic: name,

@@ -10,3 +10,4 @@ export * from './listen';
 export * from './cluster-metrics';
 export * from './cluster-primary';
 export * from './parse-json-exact';
+export * from './with-timeout';

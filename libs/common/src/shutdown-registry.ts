@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { withTimeout } from './with-timeout';
 
 type Closer = () => Promise<void> | void;
 
@@ -52,19 +53,11 @@ export class ShutdownRegistry {
       const inPhase = this.handlers.filter((h) => h.phase === phase);
       await Promise.all(
         inPhase.map(async (h) => {
-          let timer: NodeJS.Timeout | undefined;
           try {
-            await Promise.race([
-              Promise.resolve().then(h.close),
-              new Promise((_, reject) => {
-                timer = setTimeout(() => reject(new Error(`timed out after ${this.timeoutMs} ms`)), this.timeoutMs);
-              }),
-            ]);
+            await withTimeout(this.timeoutMs, h.close);
             this.logger.info({ phase, name: h.name }, 'closed');
           } catch (err) {
             this.logger.error({ phase, name: h.name, err }, 'close failed');
-          } finally {
-            clearTimeout(timer);
           }
         }),
       );

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '@bda/common';
-import { parseCursorPage, parseHeightOrHash, parsePage, parsePrincipal, parseTxId, queryInt, queryString } from './params';
+import {
+  parseCursorPage,
+  parseHeightOrHash,
+  parsePage,
+  parsePrincipal,
+  parseTxId,
+  queryBoolean,
+  queryInt,
+  queryString,
+} from './params';
 
 const limits = { default: 20, max: 50 };
 
@@ -138,5 +147,16 @@ describe('parseCursorPage', () => {
         /offset: with a cursor, must be an integer from -300 to 300/,
       );
     expect(() => parseCursorPage({ cursor: [hash, hash] }, limits, 'x')).toThrow(/cursor: given more than once/);
+  });
+});
+
+describe('queryBoolean', () => {
+  it('reads true and false, defaults when absent, and names the parameter otherwise', () => {
+    expect(queryBoolean({ f: 'true' }, 'f')).toBe(true);
+    expect(queryBoolean({ f: 'false' }, 'f', true)).toBe(false);
+    expect(queryBoolean({}, 'f')).toBe(false);
+    expect(queryBoolean({}, 'f', true)).toBe(true);
+    for (const v of ['1', 'TRUE', 'yes', ''])
+      expect(() => queryBoolean({ f: v }, 'f')).toThrow(/query parameter f: must be one of true, false/);
   });
 });

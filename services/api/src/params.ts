@@ -59,9 +59,9 @@ export function queryEnum<T extends string>(query: Query, name: string, values: 
   return raw as T;
 }
 
-/** The reference API's `exclude_function_args` (`true` or `false`, default false). */
-export function parseExcludeFunctionArgs(query: Query): boolean {
-  return queryEnum(query, 'exclude_function_args', ['true', 'false'] as const, 'false') === 'true';
+/** An optional `true` / `false` query parameter (the reference API's flags), else `fallback`. */
+export function queryBoolean(query: Query, name: string, fallback = false): boolean {
+  return queryEnum(query, name, ['true', 'false'] as const, fallback ? 'true' : 'false') === 'true';
 }
 
 export interface Page {

@@ -1,13 +1,8 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
-
-/** One topic's place on the bus, as `Indexer.status()` reports it. */
-export interface TopicStatus {
-  applied: string | null;
-  head: string;
-  lag: string;
-}
+import { withTimeout } from '@bda/common';
+import type { TopicStatus } from './indexer';
 
 export interface IndexerGaugeDeps {
   db: Knex;
@@ -95,44 +90,34 @@ export function registerIndexerGauges(deps: IndexerGaugeDeps): void {
 }
 
 async function readOnce(deps: IndexerGaugeDeps): Promise<Reading | null> {
-  const ms = deps.timeoutMs ?? 5_000;
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
+  const { db } = deps;
   try {
-    return await Promise.race([
-      (async () => {
-        const { db } = deps;
-        const [topics, positions, deadLetters, [counts]] = await Promise.all([
-          deps.status(),
-          db('consumer_positions').select<Array<{ topic: string; updated_at: Date }>>('topic', 'updated_at'),
-          db('dead_letters').select('topic').count({ n: '*' }).groupBy('topic') as unknown as Promise<
-            Array<{ topic: string; n: string }>
-          >,
-          db
-            .select(
-              db.raw('(SELECT count(*) FROM parked_blocks) AS parked'),
-              db.raw('(SELECT block_height FROM chain_tip) AS stacks_tip'),
-              db.raw('(SELECT max(block_height) FROM rune_blocks) AS bitcoin_tip'),
-            )
-            .then((rows) => rows as Array<{ parked: string; stacks_tip: number | null; bitcoin_tip: number | null }>),
-        ]);
-        return {
-          topics,
-          positions,
-          deadLetters,
-          parked: counts!.parked,
-          stacksTip: counts!.stacks_tip,
-          bitcoinTip: counts!.bitcoin_tip,
-        };
-      })(),
-      timeout,
-    ]);
+    return await withTimeout(deps.timeoutMs ?? 5_000, async () => {
+      const [topics, positions, deadLetters, [counts]] = await Promise.all([
+        deps.status(),
+        db('consumer_positions').select<Array<{ topic: string; updated_at: Date }>>('topic', 'updated_at'),
+        db('dead_letters').select('topic').count({ n: '*' }).groupBy('topic') as unknown as Promise<
+          Array<{ topic: string; n: string }>
+        >,
+        db
+          .select(
+            db.raw('(SELECT count(*) FROM parked_blocks) AS parked'),
+            db.raw('(SELECT block_height FROM chain_tip) AS stacks_tip'),
+            db.raw('(SELECT max(block_height) FROM rune_blocks) AS bitcoin_tip'),
+          )
+          .then((rows) => rows as Array<{ parked: string; stacks_tip: number | null; bitcoin_tip: number | null }>),
+      ]);
+      return {
+        topics,
+        positions,
+        deadLetters,
+        parked: counts!.parked,
+        stacksTip: counts!.stacks_tip,
+        bitcoinTip: counts!.bitcoin_tip,
+      };
+    });
   } catch (err) {
     deps.logger.warn({ err: (err as Error).message }, 'indexer gauges: cannot read the positions for /metrics');
     return null;
-  } finally {
-    clearTimeout(timer);
   }
 }

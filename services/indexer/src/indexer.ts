@@ -7,6 +7,13 @@ import { MessageApplier } from './message-applier';
 import { bitcoinBlockHandler } from './runes/bitcoin-block-handler';
 import { stacksEventHandler } from './stacks/stacks-event-handler';
 
+/** One topic's place on the bus: the last applied position (null before any), the head, and the records between. */
+export interface TopicStatus {
+  applied: string | null;
+  head: string;
+  lag: string;
+}
+
 export interface IndexerDeps {
   db: Knex;
   bus: Bus;
@@ -70,8 +77,8 @@ export class Indexer {
   }
 
   /** Per topic: the last applied position and the newest on the bus (lag = head - applied). */
-  async status(): Promise<Record<string, { applied: string | null; head: string; lag: string }>> {
-    const out: Record<string, { applied: string | null; head: string; lag: string }> = {};
+  async status(): Promise<Record<string, TopicStatus>> {
+    const out: Record<string, TopicStatus> = {};
     for (const { topic, consumer, applier } of this.consumers) {
       const applied = await applier.lastApplied();
       const head = await consumer.headPosition(topic);

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createLogger } from '@bda/common';
 import { createDb, migrateLatest } from '@bda/db';
 import { createTestDatabase } from '@bda/test-support';
-import { registerIndexerGauges, type TopicStatus } from '../src/indexer-gauges';
+import type { TopicStatus } from '../src/indexer';
+import { registerIndexerGauges } from '../src/indexer-gauges';
 
 const logger = createLogger('gauges-test', 'silent');
 

@@ -9,16 +9,7 @@ import { readSnapshot } from '../datastore/snapshot';
 import { getCanonicalTxsByKeys } from '../datastore/txs';
 import { respondNotModifiedIfFresh } from '../http-cache';
 import { toTransactionResponse, withoutFunctionArgs } from '../mappers/tx';
-import {
-  MAX_BLOCK_HEIGHT,
-  parseExcludeFunctionArgs,
-  parseHeightOrHash,
-  parsePage,
-  parsePrincipal,
-  queryEnum,
-  queryInt,
-  queryString,
-} from '../params';
+import { MAX_BLOCK_HEIGHT, parseHeightOrHash, parsePage, parsePrincipal, queryBoolean, queryInt, queryString } from '../params';
 import type { RouteContext } from './context';
 
 /** `/extended/v1/address/{principal}/transactions`: the principal's canonical history from the read model. */
@@ -38,8 +29,8 @@ export function addressRouter(ctx: RouteContext): Router {
     const until = rawUntil === undefined ? undefined : parseHeightOrHash(rawUntil, 'query parameter until_block');
     // Accepted for the reference API's clients: this history holds confirmed transactions only, and since Nakamoto
     // there are no unconfirmed microblock transactions to add.
-    queryEnum(req.query, 'unanchored', ['true', 'false'] as const, 'false');
-    const exclude = parseExcludeFunctionArgs(req.query);
+    queryBoolean(req.query, 'unanchored');
+    const exclude = queryBoolean(req.query, 'exclude_function_args');
     const { tip, total, rows, abis } = await readSnapshot(ctx.db, async (trx) => {
       const tip = await getChainTip(trx);
       let range: HeightRange = { kind: 'all' };

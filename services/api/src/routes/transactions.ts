@@ -8,7 +8,7 @@ import { readSnapshot } from '../datastore/snapshot';
 import { getCanonicalTx, getTxEvents } from '../datastore/txs';
 import { noStore, respondNotModifiedIfFresh } from '../http-cache';
 import { toMempoolTransactionResponse, toTransactionResponse, withoutFunctionArgs } from '../mappers/tx';
-import { parseExcludeFunctionArgs, parsePage, parsePrincipal, parseTxId, queryEnum, queryString } from '../params';
+import { parsePage, parsePrincipal, parseTxId, queryBoolean, queryEnum, queryString } from '../params';
 import type { RouteContext } from './context';
 
 /** `/extended/v1/tx/mempool` and `/extended/v1/tx/{tx_id}`. */
@@ -34,7 +34,7 @@ export function transactionsRouter(ctx: RouteContext): Router {
     }
     const orderBy = queryEnum(req.query, 'order_by', ['age', 'size', 'fee'] as const, 'age');
     const order = queryEnum(req.query, 'order', ['asc', 'desc'] as const, 'desc');
-    const exclude = parseExcludeFunctionArgs(req.query);
+    const exclude = queryBoolean(req.query, 'exclude_function_args');
     const { rows, total, abis } = await readSnapshot(ctx.db, async (trx) => {
       const rows = await getPendingMempoolTxs(trx, { ...filter, limit, offset, orderBy, order });
       return { rows, total: await countPendingMempoolTxs(trx, filter), abis: await getContractAbis(trx, rows) };
@@ -52,7 +52,7 @@ export function transactionsRouter(ctx: RouteContext): Router {
   router.get('/extended/v1/tx/:tx_id', async (req, res) => {
     const txId = parseTxId(req.params.tx_id);
     const page = parsePage(req.query, ctx.limits.event, { limit: 'event_limit', offset: 'event_offset' });
-    const exclude = parseExcludeFunctionArgs(req.query);
+    const exclude = queryBoolean(req.query, 'exclude_function_args');
     const found = await readSnapshot(ctx.db, async (trx) => {
       const tip = await getChainTip(trx);
       const tx = await getCanonicalTx(trx, txId);
