@@ -13,6 +13,7 @@ import { replayEvents } from '../../scripts/lib/replay-events';
 import { ROOT } from '../../scripts/lib/service-process';
 import { TestSystem } from '../../test/support/test-system';
 import { fixtureTransferPool, generateChain } from './generate-chain';
+import { cpuMs } from './proc-cpu';
 
 const { values } = parseArgs({
   options: {
@@ -52,13 +53,16 @@ try {
     const t0 = performance.now();
     await sys.startService('indexer');
     const t1 = performance.now();
+    const indexerPid = sys.procs.get('indexer')!.child.pid!;
+    const cpu0 = cpuMs(indexerPid);
     await sys.waitForAppliedFromDb(600_000, 2);
     const ms = performance.now() - t1;
+    const indexerCpu = cpuMs(indexerPid) - cpu0;
     const dead = (await sys.db('dead_letters').count('* as n')) as Array<{ n: string }>;
     const n = dead[0]?.n ?? '0';
     console.log(
       `${bus}: ${blocks} blocks of ${values.txs} transactions applied in ${(ms / 1000).toFixed(2)} s after a ${(t1 - t0).toFixed(0)} ms start: ` +
-        `${(ms / blocks).toFixed(2)} ms a block, ${((blocks * 1000) / ms).toFixed(1)} blocks/s (dead letters: ${n})`,
+        `${(ms / blocks).toFixed(2)} ms a block, ${((blocks * 1000) / ms).toFixed(1)} blocks/s, indexer CPU ${(indexerCpu / blocks).toFixed(2)} ms a block (dead letters: ${n})`,
     );
     if (values.stats) {
       const top = await sys.db.raw(

@@ -19,6 +19,7 @@ import { ROOT } from '../../scripts/lib/service-process';
 import { loadFixture } from '../../test/support/fixtures';
 import { TestSystem } from '../../test/support/test-system';
 import { FIXTURE_FILES, fixtureTransferPool, generateChain } from './generate-chain';
+import { cpuMs, cpuSplitMs } from './proc-cpu';
 import { warmBroker } from './warm-broker';
 
 /** The reference API's importer on this kind of machine (issue #2). */
@@ -45,21 +46,16 @@ interface Result {
   cpuMsPerBlock: number;
 }
 
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, clock ticks of 10 ms
-}
-
 /** CPU ms of every process on the machine, by pid, with its name (for BENCH_DEBUG's breakdown). */
-function allCpu(): Map<number, { name: string; ms: number }> {
-  const out = new Map<number, { name: string; ms: number }>();
+function allCpu(): Map<number, { name: string; ms: number; sys: number }> {
+  const out = new Map<number, { name: string; ms: number; sys: number }>();
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
       const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
       const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      out.set(Number(d), { name, ms: cpuMs(Number(d)) });
+      const { user, sys } = cpuSplitMs(Number(d));
+      out.set(Number(d), { name, ms: user + sys, sys });
     } catch {
       // gone
     }
@@ -185,16 +181,20 @@ async function runOne(
           .join(' | '),
       );
       const by = new Map<string, number>();
+      const bySys = new Map<string, number>();
       for (const [pid, p] of allCpu()) {
         const d = p.ms - (all0.get(pid)?.ms ?? 0);
+        const dSys = p.sys - (all0.get(pid)?.sys ?? 0);
         const key = pids.includes(pid)
           ? `${p.name}:${pid === pids[0] ? 'intake' : 'indexer'}`
           : pid === process.pid
             ? 'bench'
             : p.name;
         if (d > 0) by.set(key, (by.get(key) ?? 0) + d);
+        if (dSys > 0) bySys.set(key, (bySys.get(key) ?? 0) + dSys);
       }
       console.log('cpu ms', JSON.stringify(Object.fromEntries([...by].sort((a, b) => b[1] - a[1]))));
+      console.log('of which kernel', JSON.stringify(Object.fromEntries([...bySys].sort((a, b) => b[1] - a[1]))));
     }
     const cpu = cpu1.reduce((n, c, i) => n + c - cpu0[i]!, 0);
     if (importer) {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type pg from 'pg';
+import { encodeBinaryArray, hasBinaryEncoder } from './binary-array';
 
 /**
  * Round trips are most of what applying a small event costs (each statement waits for PostgreSQL before the next
@@ -49,10 +50,16 @@ export interface NativeStatement {
   bindings: readonly unknown[];
 }
 
-/** Column types per table, read once from the catalog: the indexer's schema is fixed while it runs. */
-const columnTypes = new Map<string, Map<string, string>>();
+/** A column's type as SQL (`format_type`, with its modifier) and its type OID. */
+interface ColumnType {
+  type: string;
+  oid: number;
+}
 
-const COLUMN_TYPES_SQL = `SELECT attname AS name, format_type(atttypid, atttypmod) AS type
+/** Column types per table, read once from the catalog: the indexer's schema is fixed while it runs. */
+const columnTypes = new Map<string, Map<string, ColumnType>>();
+
+const COLUMN_TYPES_SQL = `SELECT attname AS name, format_type(atttypid, atttypmod) AS type, atttypid::int AS oid
   FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped`;
 
 /**
@@ -72,21 +79,43 @@ export async function unnestInsert(
 ): Promise<NativeStatement> {
   let types = columnTypes.get(table);
   if (!types) {
-    const found = await runPrepared<{ name: string; type: string }>(trx, COLUMN_TYPES_SQL, [table]);
-    types = new Map(found.map((c) => [c.name, c.type]));
+    const found = await runPrepared<{ name: string; type: string; oid: number }>(trx, COLUMN_TYPES_SQL, [table]);
+    types = new Map(found.map((c) => [c.name, { type: c.type, oid: c.oid }]));
     columnTypes.set(table, types);
   }
   const columns = Object.keys(rows[0] ?? {});
   const casts = columns.map((c, i) => {
     const type = types.get(c);
     if (!type) throw new Error(`unnestInsert: ${table} has no column ${c}`);
-    return `$${i + 1}::${type}[]`;
+    return `$${i + 1}::${type.type}[]`;
   });
   const conflict = onConflict ? ` ON CONFLICT (${onConflict.map(quoteIdent).join(', ')}) ${conflictAction}` : '';
   return {
     sql: `INSERT INTO ${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')}) SELECT * FROM unnest(${casts.join(', ')})${conflict}`,
-    bindings: columns.map((c) => arrayLiteral(rows, c)),
+    bindings: columns.map((c) => arrayParameter(rows, c, types.get(c)!.oid)),
   };
+}
+
+/**
+ * `values` as an array parameter of element type `oid` in PostgreSQL's binary format, or, where some value does not
+ * suit the binary encoder, as the JavaScript array (node-postgres then sends its text literal).
+ */
+export function binaryArray(values: readonly unknown[], oid: number): Buffer | readonly unknown[] {
+  return encodeBinaryArray(values, oid) ?? values;
+}
+
+/**
+ * Column `column` of `rows` as an array parameter of element type `oid`: in PostgreSQL's binary format where this
+ * type has an encoder and every value suits it (see binary-array.ts for why), else as a text literal.
+ */
+export function arrayParameter(rows: ReadonlyArray<Record<string, unknown>>, column: string, oid: number): Buffer | string {
+  if (hasBinaryEncoder(oid)) {
+    const values = new Array<unknown>(rows.length);
+    for (let i = 0; i < rows.length; i++) values[i] = rows[i]![column];
+    const binary = encodeBinaryArray(values, oid);
+    if (binary) return binary;
+  }
+  return arrayLiteral(rows, column);
 }
 
 const NEEDS_ESCAPE = /[\\"]/;

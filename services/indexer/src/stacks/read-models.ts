@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { DbAddressTx } from '@bda/db';
-import { runPrepared } from '../sql';
+import { PG_TYPE } from '../binary-array';
+import { binaryArray, runPrepared } from '../sql';
 
 /** Microblock sequence used for anchored transactions in the per-address ordering (sorts after microblock txs). */
 export const ANCHORED_SEQUENCE = 2147483647;
@@ -181,15 +182,19 @@ export class DeferredReadModels {
     if (this.rows.length === 0 && this.txIds.length === 0) return;
     const { rows, txIds } = this;
     this.reset();
-    const column = <K extends keyof DbAddressTx>(k: K) => rows.map((r) => r[k]);
+    const column = <K extends keyof DbAddressTx>(k: K, oid: number) =>
+      binaryArray(
+        rows.map((r) => r[k]),
+        oid,
+      );
     await runPrepared(trx, WRITE_READ_MODEL_ROWS_SQL, [
-      column('address'),
-      column('block_height'),
-      column('microblock_sequence'),
-      column('tx_index'),
-      column('tx_id'),
-      column('index_block_hash'),
-      txIds,
+      column('address', PG_TYPE.text),
+      column('block_height', PG_TYPE.int4),
+      column('microblock_sequence', PG_TYPE.int4),
+      column('tx_index', PG_TYPE.int4),
+      column('tx_id', PG_TYPE.text),
+      column('index_block_hash', PG_TYPE.text),
+      binaryArray(txIds, PG_TYPE.text),
     ]);
   }
 }
