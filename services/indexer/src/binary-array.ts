@@ -95,7 +95,7 @@ export function encodeBinaryArray(values: readonly unknown[], elementOid: number
   for (let i = 0; i < n; i++) {
     const v = values[i];
     if (v == null) {
-      buf.writeInt32BE(-1, at);
+      putInt32(buf, -1, at);
       at += 4;
       continue;
     }
@@ -104,27 +104,38 @@ export function encodeBinaryArray(values: readonly unknown[], elementOid: number
       if (elementOid === PG_TYPE.jsonb) buf[start++] = 1; // jsonb's binary format version
       const written = buf.write(texts[i]!, start, 'utf8');
       const length = start + written - (at + 4);
-      buf.writeInt32BE(length, at);
+      putInt32(buf, length, at);
       at += 4 + length;
     } else if (elementOid === PG_TYPE.bytea) {
       const bytes = v as Buffer;
-      buf.writeInt32BE(bytes.length, at);
+      putInt32(buf, bytes.length, at);
       bytes.copy(buf, at + 4);
       at += 4 + bytes.length;
     } else if (elementOid === PG_TYPE.bool) {
-      buf.writeInt32BE(1, at);
+      putInt32(buf, 1, at);
       buf[at + 4] = v ? 1 : 0;
       at += 5;
     } else {
       const size = INT_BYTES[elementOid]!;
-      buf.writeInt32BE(size, at);
+      putInt32(buf, size, at);
       if (size === 8) buf.writeBigInt64BE(BigInt(v as number | bigint | string), at + 4);
-      else if (size === 4) buf.writeInt32BE(Number(v), at + 4);
+      else if (size === 4) putInt32(buf, Number(v), at + 4);
       else buf.writeInt16BE(Number(v), at + 4);
       at += 4 + size;
     }
   }
   return buf.subarray(0, at);
+}
+
+/**
+ * A big-endian 32-bit integer at `at`, as four byte stores: `Buffer#writeInt32BE` checks its arguments on every call,
+ * which costs more than the write itself in a cold process, where this loop runs interpreted.
+ */
+function putInt32(buf: Buffer, value: number, at: number): void {
+  buf[at] = value >>> 24;
+  buf[at + 1] = value >>> 16;
+  buf[at + 2] = value >>> 8;
+  buf[at + 3] = value;
 }
 
 function isTextual(oid: number): boolean {
