@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { advanceChainTip, makeCanonical, refreshChainTip } from './fork-choice';
 import { addressTxRows, type DeferredReadModels } from './read-models';
 import type { NodeBlock, NodeTx } from './node-payloads';
-import { normalizeHex, sanitizeJson, sanitizeText } from './sanitize';
+import { normalizeHex, sanitizeText, toJsonText } from './sanitize';
 import { eventRow } from './event-rows';
 import { decodedColumns, decodeTxFields, type TxFields } from './tx-fields';
 import { runPrepared, unnestInsert, WriteBatch } from '../sql';
@@ -266,7 +266,7 @@ function txRow(tx: NodeTx, fields: TxFields, block: NodeBlock, hash: string, eve
     ...decodedColumns(fields),
     sponsored: fields.sponsored,
     contract_abi: abiOf(tx),
-    burnchain_op: tx.burnchain_op ? JSON.stringify(sanitizeJson(tx.burnchain_op)) : null,
+    burnchain_op: tx.burnchain_op ? toJsonText(tx.burnchain_op) : null,
     execution_cost_read_count: cost?.read_count ?? 0,
     execution_cost_read_length: cost?.read_length ?? 0,
     execution_cost_runtime: cost?.runtime ?? 0,
@@ -282,7 +282,7 @@ function txRow(tx: NodeTx, fields: TxFields, block: NodeBlock, hash: string, eve
 
 function abiOf(tx: NodeTx): string | null {
   const abi = tx.contract_interface ?? tx.contract_abi ?? null;
-  return abi == null ? null : JSON.stringify(sanitizeJson(abi));
+  return abi == null ? null : toJsonText(abi);
 }
 
 /**

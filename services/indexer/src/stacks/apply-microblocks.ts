@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { NodeMicroblocks } from './node-payloads';
-import { normalizeHex, sanitizeJson } from './sanitize';
+import { normalizeHex, toJsonText } from './sanitize';
 import { refreshChainTip } from './fork-choice';
 
 /**
@@ -43,7 +43,7 @@ export async function applyNewMicroblocks(trx: Knex.Transaction, body: NodeMicro
       raw_tx: Buffer.from(tx.raw_tx.replace(/^0x/, ''), 'hex'),
       status: tx.status,
       raw_result: normalizeHex(tx.raw_result ?? '0x'),
-      events: JSON.stringify(sanitizeJson(body.events.filter((e) => normalizeHex(e.txid) === txid))),
+      events: toJsonText(body.events.filter((e) => normalizeHex(e.txid) === txid)),
     });
   }
   const rows = [...micro].map(([hash, m]) => {

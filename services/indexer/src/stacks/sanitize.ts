@@ -21,6 +21,16 @@ export function sanitizeJson<T>(value: T): T {
   return value;
 }
 
+/**
+ * `value` as JSON text for a jsonb column, NUL characters replaced as `sanitizeJson` does. `JSON.stringify` writes a
+ * NUL only as the escape `\u0000`, so text without that sequence needs no walk over the value; text with it (a NUL,
+ * or a literal backslash before `u0000`) is made again from the sanitized value.
+ */
+export function toJsonText(value: unknown): string {
+  const text = JSON.stringify(value);
+  return text.includes('\\u0000') ? JSON.stringify(sanitizeJson(value)) : text;
+}
+
 /** Lower-case `0x` hex. */
 export function normalizeHex(h: string): string {
   const s = h.toLowerCase();

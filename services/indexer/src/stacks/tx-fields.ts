@@ -5,7 +5,7 @@ import {
   type TransactionPayload,
 } from '@bda/stacks-codec';
 import type { NodeEvent, NodeTx } from './node-payloads';
-import { sanitizeJson } from './sanitize';
+import { toJsonText } from './sanitize';
 
 /** The decoded columns of a `txs` / `mempool_txs` row. */
 export interface TxFields {
@@ -100,8 +100,8 @@ export function decodedColumns(f: TxFields) {
     fee_rate: f.fee_rate,
     anchor_mode: f.anchor_mode,
     post_condition_mode: f.post_condition_mode,
-    post_conditions: JSON.stringify(sanitizeJson(f.post_conditions)),
-    payload: JSON.stringify(sanitizeJson(f.payload)),
+    post_conditions: toJsonText(f.post_conditions),
+    payload: toJsonText(f.payload),
     contract_id: f.contract_id,
   };
 }
