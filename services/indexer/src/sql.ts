@@ -51,7 +51,7 @@ export interface NativeStatement {
 }
 
 /** A column's type as SQL (`format_type`, with its modifier) and its type OID. */
-interface ColumnType {
+export interface ColumnType {
   type: string;
   oid: number;
 }
@@ -62,38 +62,93 @@ const columnTypes = new Map<string, Map<string, ColumnType>>();
 const COLUMN_TYPES_SQL = `SELECT attname AS name, format_type(atttypid, atttypmod) AS type, atttypid::int AS oid
   FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped`;
 
-/**
- * `INSERT INTO table (…) SELECT * FROM unnest($1::type[], …) [ON CONFLICT (…) DO NOTHING or another action]`: one
- * array parameter per column whatever the number of rows, so the text is the same for every batch of the same
- * columns. PostgreSQL then parses and plans it once per connection (a `VALUES` list of n rows is a new statement for
- * every n, with a bind parameter per cell that both sides encode and decode one by one). Every row must have the
- * same keys.
- */
-export async function unnestInsert(
-  trx: Knex.Transaction,
-  table: string,
-  rows: ReadonlyArray<Record<string, unknown>>,
-  onConflict?: readonly string[],
-  /** What a conflict on `onConflict` does: `DO NOTHING` unless given (e.g. `DO UPDATE SET … WHERE …`). */
-  conflictAction = 'DO NOTHING',
-): Promise<NativeStatement> {
+/** The column types of `table`, read from the catalog on first use (cached for the life of the process). */
+export async function columnTypesOf(trx: Knex.Transaction, table: string): Promise<ReadonlyMap<string, ColumnType>> {
   let types = columnTypes.get(table);
   if (!types) {
     const found = await runPrepared<{ name: string; type: string; oid: number }>(trx, COLUMN_TYPES_SQL, [table]);
     types = new Map(found.map((c) => [c.name, { type: c.type, oid: c.oid }]));
     columnTypes.set(table, types);
   }
+  return types;
+}
+
+/** The column types of `table` if they were read already (`columnTypesOf`), for work done without a connection. */
+export function knownColumnTypes(table: string): ReadonlyMap<string, ColumnType> | undefined {
+  return columnTypes.get(table);
+}
+
+/**
+ * An unnest insert with its array parameters built, waiting for the values of its `constants`: columns that hold
+ * one value for every row, bound once each (`withConstants`). Built ahead, while PostgreSQL runs something else.
+ */
+export interface PreparedInsert {
+  sql: string;
+  arrays: ReadonlyArray<Buffer | string>;
+  constants: readonly string[];
+}
+
+export interface UnnestOptions {
+  /** Conflict target; no ON CONFLICT clause when omitted. */
+  onConflict?: readonly string[];
+  /** What a conflict on `onConflict` does: `DO NOTHING` unless given (e.g. `DO UPDATE SET … WHERE …`). */
+  conflictAction?: string;
+  /** Columns given one value for all rows when the statement is taken (`withConstants`), not per row. */
+  constants?: readonly string[];
+}
+
+/**
+ * `INSERT INTO table (…) SELECT u.*[, $k::type…] FROM unnest($1::type[], …) AS u [ON CONFLICT …]`: one array
+ * parameter per column whatever the number of rows, so the text is the same for every batch of the same columns.
+ * PostgreSQL then parses and plans it once per connection (a `VALUES` list of n rows is a new statement for every n,
+ * with a bind parameter per cell that both sides encode and decode one by one). Every row must have the same keys;
+ * none of them a constant.
+ */
+export function buildUnnestInsert(
+  types: ReadonlyMap<string, ColumnType>,
+  table: string,
+  rows: ReadonlyArray<Record<string, unknown>>,
+  options: UnnestOptions = {},
+): PreparedInsert {
   const columns = Object.keys(rows[0] ?? {});
-  const casts = columns.map((c, i) => {
+  const constants = options.constants ?? [];
+  const typeOf = (c: string): ColumnType => {
     const type = types.get(c);
     if (!type) throw new Error(`unnestInsert: ${table} has no column ${c}`);
-    return `$${i + 1}::${type.type}[]`;
-  });
+    return type;
+  };
+  const casts = columns.map((c, i) => `$${i + 1}::${typeOf(c).type}[]`);
+  const scalars = constants.map((c, i) => `, $${columns.length + i + 1}::${typeOf(c).type}`);
+  const { onConflict, conflictAction = 'DO NOTHING' } = options;
   const conflict = onConflict ? ` ON CONFLICT (${onConflict.map(quoteIdent).join(', ')}) ${conflictAction}` : '';
   return {
-    sql: `INSERT INTO ${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')}) SELECT * FROM unnest(${casts.join(', ')})${conflict}`,
-    bindings: columns.map((c) => arrayParameter(rows, c, types.get(c)!.oid)),
+    sql:
+      `INSERT INTO ${quoteIdent(table)} (${[...columns, ...constants].map(quoteIdent).join(', ')}) ` +
+      `SELECT u.*${scalars.join('')} FROM unnest(${casts.join(', ')}) AS u${conflict}`,
+    arrays: columns.map((c) => arrayParameter(rows, c, typeOf(c).oid)),
+    constants,
   };
+}
+
+/** The statement of `insert` with its constants' values, in the order of `insert.constants`. */
+export function withConstants(insert: PreparedInsert, values: readonly unknown[]): NativeStatement {
+  if (values.length !== insert.constants.length) {
+    throw new Error(
+      `withConstants: ${insert.constants.length} constants (${insert.constants.join(', ')}), ${values.length} values`,
+    );
+  }
+  return { sql: insert.sql, bindings: [...insert.arrays, ...values] };
+}
+
+/** `buildUnnestInsert` with the column types read first (and cached) and the constants' values given at once. */
+export async function unnestInsert(
+  trx: Knex.Transaction,
+  table: string,
+  rows: ReadonlyArray<Record<string, unknown>>,
+  options: UnnestOptions & { constantValues?: readonly unknown[] } = {},
+): Promise<NativeStatement> {
+  const insert = buildUnnestInsert(await columnTypesOf(trx, table), table, rows, options);
+  return withConstants(insert, options.constantValues ?? []);
 }
 
 /**

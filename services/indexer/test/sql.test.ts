@@ -155,8 +155,8 @@ describe('unnestInsert', () => {
     const one = { id: 'k1', n: 10, big: null, amount: null, flag: true, raw: null, doc: null, short: null };
     const two = { ...one, id: 'k2', n: 11 };
     await db.transaction(async (trx) => {
-      const a = await unnestInsert(trx, 'un_rows', [one], ['id']);
-      const b = await unnestInsert(trx, 'un_rows', [one, two, { ...one, n: 99 }], ['id']);
+      const a = await unnestInsert(trx, 'un_rows', [one], { onConflict: ['id'] });
+      const b = await unnestInsert(trx, 'un_rows', [one, two, { ...one, n: 99 }], { onConflict: ['id'] });
       expect(b.sql).toBe(a.sql);
       const writes = new WriteBatch(trx);
       await writes.add(a);
@@ -174,7 +174,7 @@ describe('unnestInsert', () => {
     const row = { id: 'c1', n: 1, big: null, amount: null, flag: true, raw: null, doc: null, short: null };
     const action = 'DO UPDATE SET n = excluded.n WHERE un_rows.n < excluded.n';
     await db.transaction(async (trx) => {
-      const first = await unnestInsert(trx, 'un_rows', [row], ['id'], action);
+      const first = await unnestInsert(trx, 'un_rows', [row], { onConflict: ['id'], conflictAction: action });
       const again = await unnestInsert(
         trx,
         'un_rows',
@@ -182,10 +182,9 @@ describe('unnestInsert', () => {
           { ...row, n: 5 },
           { ...row, id: 'c2', n: 7 },
         ],
-        ['id'],
-        action,
+        { onConflict: ['id'], conflictAction: action },
       );
-      const lower = await unnestInsert(trx, 'un_rows', [{ ...row, n: 3 }], ['id'], action);
+      const lower = await unnestInsert(trx, 'un_rows', [{ ...row, n: 3 }], { onConflict: ['id'], conflictAction: action });
       expect(again.sql).toBe(first.sql);
       expect(first.sql).toContain(`ON CONFLICT ("id") ${action}`);
       for (const statement of [first, again, lower]) {

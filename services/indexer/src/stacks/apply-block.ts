@@ -1,11 +1,20 @@
 import type { Knex } from 'knex';
 import { advanceChainTip, makeCanonical, refreshChainTip } from './fork-choice';
 import { addressTxRows, type DeferredReadModels } from './read-models';
+import type { DbAddressTx } from '@bda/db';
 import type { NodeBlock, NodeTx } from './node-payloads';
 import { normalizeHex, sanitizeText, toJsonText } from './sanitize';
 import { eventRow } from './event-rows';
 import { decodedColumns, decodeTxFields, type TxFields } from './tx-fields';
-import { runPrepared, unnestInsert, WriteBatch } from '../sql';
+import {
+  buildUnnestInsert,
+  columnTypesOf,
+  knownColumnTypes,
+  runPrepared,
+  withConstants,
+  WriteBatch,
+  type PreparedInsert,
+} from '../sql';
 
 const ZERO_HASH = /^0x0*$/;
 
@@ -64,17 +73,14 @@ export async function applyNewBlock(
   const writes = new WriteBatch(trx);
   const rows = prepared.get(block) ?? blockRows(block, hash);
   prepared.delete(block);
-  const written = await insertBlockData(writes, rows, extendsTip);
+  await insertBlockData(writes, rows, extendsTip);
   if (extendsTip) await writes.add(advanceChainTip(trx, block, hash));
   await writes.flush();
   // Touches only `microblocks`, which nothing above reads or writes.
   if (hasMicroblockTxs || ctx.parent_has_microblocks) await confirmMicroblocks(trx, block, hash, extendsTip);
 
   if (extendsTip) {
-    readModels.add(
-      addressTxRows({ index_block_hash: hash, block_height: block.block_height }, written.txs, written.events),
-      written.txIds,
-    );
+    readModels.add(rows.addressTxs, rows.txIds);
   } else if (becomesTip) {
     await readModels.flush(trx); // the reorg removes and re-adds history rows: they must all be written
     const delta = await makeCanonical(trx, hash, receivedAt);
@@ -106,21 +112,26 @@ const BLOCK_CONTEXT_SQL = `SELECT EXISTS (SELECT 1 FROM blocks WHERE index_block
   LEFT JOIN blocks p ON p.index_block_hash = $2
   LEFT JOIN chain_tip t ON true`;
 
-/** What a block's rows name, for its read models. */
-interface WrittenBlock {
-  txs: Parameters<typeof addressTxRows>[1];
-  events: Parameters<typeof addressTxRows>[2];
+/**
+ * The rows of a block, computed from its payload alone. Whether they are canonical is decided when the block is
+ * written: `canonical` is bound then, as one value for all rows of a table.
+ */
+interface BlockRows {
+  block: Record<string, unknown>;
+  txs: Array<ReturnType<typeof txRow>>;
+  events: Array<ReturnType<typeof eventRow> & { index_block_hash: string; tx_index: number; block_height: number }>;
+  rewards: Array<Record<string, unknown>>;
+  /** The block's per-address history rows, written if it extends the canonical tip. */
+  addressTxs: DbAddressTx[];
   txIds: string[];
+  /** The inserts of `block`, `txs` and `events`, built ahead when the tables' column types were known. */
+  inserts?: BlockInserts;
 }
 
-/** The rows of a block, computed from its payload alone: `canonical` is set when the block is written. */
-interface BlockRows {
-  block: Record<string, unknown> & { canonical: boolean };
-  txs: Array<{ row: ReturnType<typeof txRow>; recipient: string | null }>;
-  events: Array<
-    ReturnType<typeof eventRow> & { index_block_hash: string; tx_index: number; block_height: number; canonical: boolean }
-  >;
-  rewards: Array<Record<string, unknown> & { canonical: boolean }>;
+interface BlockInserts {
+  block: PreparedInsert;
+  txs?: PreparedInsert;
+  events?: PreparedInsert;
 }
 
 /** Rows built ahead by `prepareNewBlock`, taken by `applyNewBlock`. */
@@ -178,20 +189,19 @@ function blockRows(block: NodeBlock, hash: string): BlockRows {
     pox_v1_unlock_height: block.pox_v1_unlock_height ?? null,
     pox_v2_unlock_height: block.pox_v2_unlock_height ?? null,
     pox_v3_unlock_height: block.pox_v3_unlock_height ?? null,
-    canonical: false,
   };
+  const recipients: Array<string | null> = [];
   const txs = block.transactions.map((tx) => {
     const fields = decodeTxFields(tx, block.events, block.burn_block_height);
-    const row = txRow(tx, fields, block, hash, eventCounts.get(normalizeHex(tx.txid)) ?? 0);
     const recipient = fields.payload.recipient_address;
-    return { row, recipient: typeof recipient === 'string' ? recipient : null };
+    recipients.push(typeof recipient === 'string' ? recipient : null);
+    return txRow(tx, fields, block, hash, eventCounts.get(normalizeHex(tx.txid)) ?? 0);
   });
   const events = block.events.map((ev) => ({
     ...eventRow(ev),
     index_block_hash: hash,
     tx_index: txIndexById.get(normalizeHex(ev.txid)) ?? -1,
     block_height: block.block_height,
-    canonical: false,
   }));
   const rewards = (block.matured_miner_rewards ?? []).map((r, i) => ({
     index_block_hash: hash,
@@ -204,49 +214,70 @@ function blockRows(block: NodeBlock, hash: string): BlockRows {
     tx_fees_anchored: String(r.tx_fees_anchored),
     tx_fees_streamed_confirmed: String(r.tx_fees_streamed_confirmed),
     tx_fees_streamed_produced: String(r.tx_fees_streamed_produced),
-    canonical: false,
   }));
-  return { block: blockRow, txs, events, rewards };
-}
-
-async function insertBlockData(writes: WriteBatch, rows: BlockRows, canonical: boolean): Promise<WrittenBlock> {
-  const trx = writes.trx;
-  rows.block.canonical = canonical;
-  for (const t of rows.txs) t.row.canonical = canonical;
-  for (const e of rows.events) e.canonical = canonical;
-  for (const r of rows.rewards) r.canonical = canonical;
-  await writes.add(await unnestInsert(trx, 'blocks', [rows.block]));
-  if (rows.txs.length > 0) {
-    await writes.add(
-      await unnestInsert(
-        trx,
-        'txs',
-        rows.txs.map((t) => t.row),
-        ['tx_id', 'index_block_hash'],
-      ),
-    );
-  }
-  if (rows.events.length > 0) {
-    await writes.add(await unnestInsert(trx, 'events', rows.events, ['index_block_hash', 'event_index']));
-  }
-  if (rows.rewards.length > 0)
-    await writes.add(trx('miner_rewards').insert(rows.rewards).onConflict(['index_block_hash', 'reward_index']).ignore());
-  return {
-    txs: rows.txs.map(({ row, recipient }) => ({
+  const addressTxs = addressTxRows(
+    { index_block_hash: hash, block_height: block.block_height },
+    txs.map((row, i) => ({
       tx_id: row.tx_id,
       tx_index: row.tx_index,
       microblock_sequence: row.microblock_sequence,
       sender_address: row.sender_address,
       sponsor_address: row.sponsor_address,
       contract_id: row.contract_id,
-      recipient,
+      recipient: recipients[i]!,
     })),
-    events: rows.events,
-    txIds: rows.txs.map((t) => t.row.tx_id),
+    events,
+  );
+  const rows: BlockRows = { block: blockRow, txs, events, rewards, addressTxs, txIds: txs.map((t) => t.tx_id) };
+  const types = { blocks: knownColumnTypes('blocks'), txs: knownColumnTypes('txs'), events: knownColumnTypes('events') };
+  if (types.blocks && types.txs && types.events) rows.inserts = blockInserts(rows, types.blocks, types.txs, types.events);
+  return rows;
+}
+
+const CANONICAL = ['canonical'] as const;
+
+/** The unnest inserts of a block's own rows, transactions and events, `canonical` left to bind. */
+function blockInserts(
+  rows: BlockRows,
+  blockTypes: Parameters<typeof buildUnnestInsert>[0],
+  txTypes: Parameters<typeof buildUnnestInsert>[0],
+  eventTypes: Parameters<typeof buildUnnestInsert>[0],
+): BlockInserts {
+  return {
+    block: buildUnnestInsert(blockTypes, 'blocks', [rows.block], { constants: CANONICAL }),
+    txs:
+      rows.txs.length > 0
+        ? buildUnnestInsert(txTypes, 'txs', rows.txs, { onConflict: ['tx_id', 'index_block_hash'], constants: CANONICAL })
+        : undefined,
+    events:
+      rows.events.length > 0
+        ? buildUnnestInsert(eventTypes, 'events', rows.events, {
+            onConflict: ['index_block_hash', 'event_index'],
+            constants: CANONICAL,
+          })
+        : undefined,
   };
 }
 
-/** A transaction's row; `canonical` is set when the block is written (`insertBlockData`). */
+async function insertBlockData(writes: WriteBatch, rows: BlockRows, canonical: boolean): Promise<void> {
+  const trx = writes.trx;
+  const inserts =
+    rows.inserts ??
+    blockInserts(rows, await columnTypesOf(trx, 'blocks'), await columnTypesOf(trx, 'txs'), await columnTypesOf(trx, 'events'));
+  await writes.add(withConstants(inserts.block, [canonical]));
+  if (inserts.txs) await writes.add(withConstants(inserts.txs, [canonical]));
+  if (inserts.events) await writes.add(withConstants(inserts.events, [canonical]));
+  if (rows.rewards.length > 0) {
+    await writes.add(
+      trx('miner_rewards')
+        .insert(rows.rewards.map((r) => ({ ...r, canonical })))
+        .onConflict(['index_block_hash', 'reward_index'])
+        .ignore(),
+    );
+  }
+}
+
+/** A transaction's row; `canonical` is bound when the block is written (`insertBlockData`). */
 function txRow(tx: NodeTx, fields: TxFields, block: NodeBlock, hash: string, eventCount: number) {
   const cost = tx.execution_cost;
   return {
@@ -276,7 +307,6 @@ function txRow(tx: NodeTx, fields: TxFields, block: NodeBlock, hash: string, eve
     microblock_sequence: tx.microblock_sequence ?? null,
     microblock_parent_hash: tx.microblock_parent_hash ? normalizeHex(tx.microblock_parent_hash) : null,
     event_count: eventCount,
-    canonical: false,
   };
 }
 

@@ -66,13 +66,10 @@ export async function applyNewMempoolTxs(
   // WriteBatch: the next record is prepared while it runs (see MessageApplier).
   const writes = new WriteBatch(trx);
   await writes.add(
-    await unnestInsert(
-      trx,
-      'mempool_txs',
-      rows,
-      ['tx_id'],
-      `DO UPDATE SET status = 'pending' WHERE mempool_txs.status LIKE 'dropped%'`,
-    ),
+    await unnestInsert(trx, 'mempool_txs', rows, {
+      onConflict: ['tx_id'],
+      conflictAction: `DO UPDATE SET status = 'pending' WHERE mempool_txs.status LIKE 'dropped%'`,
+    }),
   );
   await writes.flush();
   await trx.raw(
