@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDb } from '@bda/db';
 import { createTestDatabase } from '@bda/test-support';
-import { runPrepared, unnestInsert, WriteBatch } from '../src/sql';
+import { buildUnnestInsert, columnTypesOf, runPrepared, unnestInsert, withConstants, WriteBatch } from '../src/sql';
 
 describe('WriteBatch', () => {
   let db: Knex;
@@ -196,6 +196,39 @@ describe('unnestInsert', () => {
     expect(await db('un_rows').whereIn('id', ['c1', 'c2']).orderBy('id').select('id', 'n')).toEqual([
       { id: 'c1', n: 5 },
       { id: 'c2', n: 7 },
+    ]);
+  });
+
+  it('binds constant columns once for all rows, with the same text whatever their values', async () => {
+    const rows = [
+      { id: 'const-1', n: 1, big: null, raw: null, doc: null, short: null },
+      { id: 'const-2', n: 2, big: null, raw: null, doc: null, short: null },
+    ];
+    await db.transaction(async (trx) => {
+      const types = await columnTypesOf(trx, 'un_rows');
+      const insert = buildUnnestInsert(types, 'un_rows', rows, { constants: ['flag', 'amount'] });
+      const yes = withConstants(insert, [true, '340282366920938463463374607431768211455']);
+      const no = withConstants(
+        buildUnnestInsert(types, 'un_rows', [{ ...rows[0]!, id: 'const-3' }], { constants: ['flag', 'amount'] }),
+        [false, null],
+      );
+      expect(no.sql).toBe(yes.sql);
+      expect(() => withConstants(insert, [true])).toThrow('2 constants (flag, amount), 1 values');
+      for (const statement of [yes, no]) {
+        const writes = new WriteBatch(trx);
+        await writes.add(statement);
+        await writes.flush();
+      }
+    });
+    expect(
+      await db('un_rows')
+        .whereIn('id', ['const-1', 'const-2', 'const-3'])
+        .orderBy('id')
+        .select('id', 'n', 'flag', db.raw('amount::text AS amount')),
+    ).toEqual([
+      { id: 'const-1', n: 1, flag: true, amount: '340282366920938463463374607431768211455' },
+      { id: 'const-2', n: 2, flag: true, amount: '340282366920938463463374607431768211455' },
+      { id: 'const-3', n: 1, flag: false, amount: null },
     ]);
   });
 
