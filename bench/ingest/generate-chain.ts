@@ -16,45 +16,47 @@ export const FIXTURE_FILES = [
  * Material for `generateChain` from the recorded fixtures: up to 200 real STX-transfer transactions (most mainnet
  * traffic is transfers) and the principals their events name.
  */
-export function fixtureTransferPool(): { rawTxPool: string[]; addresses: string[] } {
-  type Block = {
-    transactions: Array<{ raw_tx: string }>;
-    events: Array<{ stx_transfer_event?: { sender: string; recipient: string } }>;
-  };
+export function fixtureTransferPool(): { transfers: PoolTransfer[] } {
   const blocks = FIXTURE_FILES.flatMap((f) => loadFixture(f))
     .filter((e) => e.path === '/new_block')
-    .map((e) => JSON.parse(e.body) as Block);
-  const isTransfer = (raw: string) => {
+    .map((e) => JSON.parse(e.body) as { transactions: Array<{ raw_tx: string }> });
+  const transfers: PoolTransfer[] = [];
+  for (const raw of blocks.flatMap((b) => b.transactions.map((t) => t.raw_tx))) {
+    if (raw.length <= 4 || transfers.length >= 200) continue;
     try {
-      return decodeTransaction(raw).payload.typeId === 'token_transfer';
+      const tx = decodeTransaction(raw);
+      if (tx.payload.typeId !== 'token_transfer') continue;
+      transfers.push({
+        rawTx: raw,
+        sender: tx.senderAddress,
+        recipient: tx.payload.recipient,
+        amount: String(tx.payload.amount),
+      });
     } catch {
-      return false;
+      // not decodable: not in the pool
     }
-  };
-  const rawTxPool = blocks
-    .flatMap((b) => b.transactions.map((t) => t.raw_tx))
-    .filter((r) => r.length > 4 && isTransfer(r))
-    .slice(0, 200);
-  const addresses = [
-    ...new Set(
-      blocks
-        .flatMap((b) => b.events)
-        .flatMap((ev) => (ev.stx_transfer_event ? [ev.stx_transfer_event.sender, ev.stx_transfer_event.recipient] : [])),
-    ),
-  ];
-  return { rawTxPool, addresses };
+  }
+  return { transfers };
+}
+
+/** A recorded STX transfer: its raw bytes, and the parties and amount its `stx_transfer_event` names. */
+export interface PoolTransfer {
+  rawTx: string;
+  sender: string;
+  recipient: string;
+  amount: string;
 }
 
 /**
  * A synthetic Stacks chain for load: `blocks` blocks of `txsPerBlock` STX transfers, each with its
  * `stx_transfer_event`. Raw transactions are real ones taken from the recorded fixtures (so decoding
- * does real work); txids, hashes and the event parties are generated.
+ * does real work), and each event names the sender, recipient and amount of its transaction, as a node's does;
+ * txids and hashes are generated.
  */
 export function generateChain(opts: {
   blocks: number;
   txsPerBlock: number;
-  rawTxPool: string[];
-  addresses: string[];
+  transfers: PoolTransfer[];
   /** Announce each block's transactions first with a `/new_mempool_tx`, as a node does on mainnet. */
   mempool?: boolean;
 }): RecordedEvent[] {
@@ -70,9 +72,10 @@ export function generateChain(opts: {
     const evs = [];
     for (let i = 0; i < opts.txsPerBlock; i++) {
       const txid = hex(32);
+      const transfer = pick(opts.transfers, h * 31 + i);
       txs.push({
         txid,
-        raw_tx: pick(opts.rawTxPool, h * 31 + i),
+        raw_tx: transfer.rawTx,
         raw_result: '0x0703',
         status: 'success',
         tx_index: i,
@@ -87,12 +90,7 @@ export function generateChain(opts: {
         event_index: i,
         committed: true,
         type: 'stx_transfer_event',
-        stx_transfer_event: {
-          sender: pick(opts.addresses, h + i),
-          recipient: pick(opts.addresses, h * 7 + i + 1),
-          amount: String(1000 + i),
-          memo: '',
-        },
+        stx_transfer_event: { sender: transfer.sender, recipient: transfer.recipient, amount: transfer.amount, memo: '' },
       });
     }
     const body = {
