@@ -1,13 +1,13 @@
 import { DecodeError } from './decode-error';
 
-const HEX_RE = /^(?:[0-9a-fA-F]{2})*$/;
-
 /** Strict hex → bytes: optional `0x` prefix, even length, hex digits only; otherwise a `DecodeError`. */
 export function hexToBytes(hex: string, what = 'hex'): Uint8Array {
   if (typeof hex !== 'string') throw new DecodeError(`${what}: expected a hex string, got ${typeof hex}`);
   const body = hex.startsWith('0x') || hex.startsWith('0X') ? hex.slice(2) : hex;
-  if (!HEX_RE.test(body)) throw new DecodeError(`${what}: not an even-length hex string`);
-  return Uint8Array.from(Buffer.from(body, 'hex'));
+  // Node's hex decoding stops at the first pair that is not hex: the full length means every pair was.
+  const bytes = Buffer.from(body, 'hex');
+  if (body.length % 2 !== 0 || bytes.length * 2 !== body.length) throw new DecodeError(`${what}: not an even-length hex string`);
+  return new Uint8Array(bytes);
 }
 
 /** Bytes → lower-case hex with a `0x` prefix. */

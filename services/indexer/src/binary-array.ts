@@ -118,8 +118,14 @@ export function encodeBinaryArray(values: readonly unknown[], elementOid: number
     } else {
       const size = INT_BYTES[elementOid]!;
       putInt32(buf, size, at);
-      if (size === 8) buf.writeBigInt64BE(BigInt(v as number | bigint | string), at + 4);
-      else if (size === 4) putInt32(buf, Number(v), at + 4);
+      if (size === 8) {
+        if (typeof v === 'number') {
+          // A safe integer as two 32-bit words; the high one keeps the sign (two's complement).
+          const high = Math.floor(v / 0x1_0000_0000);
+          putInt32(buf, high, at + 4);
+          putInt32(buf, v - high * 0x1_0000_0000, at + 8);
+        } else buf.writeBigInt64BE(BigInt(v as bigint | string), at + 4);
+      } else if (size === 4) putInt32(buf, Number(v), at + 4);
       else buf.writeInt16BE(Number(v), at + 4);
       at += 4 + size;
     }

@@ -66,7 +66,21 @@ describe('encodeBinaryArray', () => {
     const cases: Array<[number, unknown[]]> = [
       [PG_TYPE.int2, [-32768, 32767, 0, null, '12']],
       [PG_TYPE.int4, [-2147483648, 2147483647, 7, null, 5n]],
-      [PG_TYPE.int8, ['-9223372036854775808', '9223372036854775807', 9007199254740991, null, -3n]],
+      [
+        PG_TYPE.int8,
+        [
+          '-9223372036854775808',
+          '9223372036854775807',
+          9007199254740991,
+          -9007199254740991,
+          4294967296,
+          -4294967297,
+          -1,
+          0,
+          null,
+          -3n,
+        ],
+      ],
     ];
     for (const [oid, values] of cases) {
       const { binary, text } = await bothWays(values, oid);
