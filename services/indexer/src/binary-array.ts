@@ -25,11 +25,6 @@ export const PG_TYPE = {
 
 const ENCODABLE = new Set<number>(Object.values(PG_TYPE));
 
-/** Whether `encodeBinaryArray` can encode arrays of this element type at all. */
-export function hasBinaryEncoder(elementOid: number): boolean {
-  return ENCODABLE.has(elementOid);
-}
-
 const INT_RANGE: Record<number, [bigint, bigint]> = {
   [PG_TYPE.int2]: [-(2n ** 15n), 2n ** 15n - 1n],
   [PG_TYPE.int4]: [-(2n ** 31n), 2n ** 31n - 1n],

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type pg from 'pg';
-import { encodeBinaryArray, hasBinaryEncoder } from './binary-array';
+import { encodeBinaryArray } from './binary-array';
 
 /**
  * Round trips are most of what applying a small event costs (each statement waits for PostgreSQL before the next
@@ -125,7 +125,7 @@ export function buildUnnestInsert(
     sql:
       `INSERT INTO ${quoteIdent(table)} (${[...columns, ...constants].map(quoteIdent).join(', ')}) ` +
       `SELECT u.*${scalars.join('')} FROM unnest(${casts.join(', ')}) AS u${conflict}`,
-    arrays: columns.map((c) => arrayParameter(rows, c, typeOf(c).oid)),
+    arrays: columns.map((c) => arrayParameter(columnOf(rows, c), typeOf(c).oid)),
     constants,
   };
 }
@@ -152,41 +152,34 @@ export async function unnestInsert(
 }
 
 /**
- * `values` as an array parameter of element type `oid` in PostgreSQL's binary format, or, where some value does not
- * suit the binary encoder, as the JavaScript array (node-postgres then sends its text literal).
+ * `values` as an array parameter of element type `oid`: in PostgreSQL's binary format where this type has an encoder
+ * and every value suits it (see binary-array.ts for why), else as a text literal (`arrayLiteral`).
  */
-export function binaryArray(values: readonly unknown[], oid: number): Buffer | readonly unknown[] {
-  return encodeBinaryArray(values, oid) ?? values;
+export function arrayParameter(values: readonly unknown[], oid: number): Buffer | string {
+  return encodeBinaryArray(values, oid) ?? arrayLiteral(values);
 }
 
-/**
- * Column `column` of `rows` as an array parameter of element type `oid`: in PostgreSQL's binary format where this
- * type has an encoder and every value suits it (see binary-array.ts for why), else as a text literal.
- */
-export function arrayParameter(rows: ReadonlyArray<Record<string, unknown>>, column: string, oid: number): Buffer | string {
-  if (hasBinaryEncoder(oid)) {
-    const values = new Array<unknown>(rows.length);
-    for (let i = 0; i < rows.length; i++) values[i] = rows[i]![column];
-    const binary = encodeBinaryArray(values, oid);
-    if (binary) return binary;
-  }
-  return arrayLiteral(rows, column);
+/** Column `column` of `rows`, in row order. */
+function columnOf(rows: ReadonlyArray<Record<string, unknown>>, column: string): unknown[] {
+  const values = new Array<unknown>(rows.length);
+  for (let i = 0; i < rows.length; i++) values[i] = rows[i]![column];
+  return values;
 }
 
 const NEEDS_ESCAPE = /[\\"]/;
 
 /**
- * Column `column` of `rows` as a PostgreSQL array literal, the text node-postgres would make of a JS array (it makes
- * the same one for an array parameter, quoting and escaping every element with two regular-expression passes; on a
- * block of 50 transactions that was a tenth of the indexer's CPU). Strings are quoted, escaped only when they hold
- * `\` or `"`; numbers and booleans go bare; buffers as `\x` hex; dates as ISO text; anything else (arrays too: the
- * columns hold scalars or JSON) as JSON; null and undefined as NULL.
+ * `values` as a PostgreSQL array literal, the text node-postgres would make of a JS array (it makes the same one for
+ * an array parameter, quoting and escaping every element with two regular-expression passes; on a block of 50
+ * transactions that was a tenth of the indexer's CPU). Strings are quoted, escaped only when they hold `\` or `"`;
+ * numbers and booleans go bare; buffers as `\x` hex; dates as ISO text; anything else (arrays too: the columns hold
+ * scalars or JSON) as JSON; null and undefined as NULL.
  */
-export function arrayLiteral(rows: ReadonlyArray<Record<string, unknown>>, column: string): string {
+export function arrayLiteral(values: readonly unknown[]): string {
   let out = '{';
-  for (let i = 0; i < rows.length; i++) {
+  for (let i = 0; i < values.length; i++) {
     if (i > 0) out += ',';
-    const v = rows[i]![column];
+    const v = values[i];
     if (v == null) out += 'NULL';
     else if (typeof v === 'string') out += quoteElement(v);
     else if (typeof v === 'number' || typeof v === 'bigint') out += String(v);

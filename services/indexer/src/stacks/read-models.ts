@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { DbAddressTx } from '@bda/db';
 import { PG_TYPE } from '../binary-array';
-import { binaryArray, runPrepared } from '../sql';
+import { arrayParameter, runPrepared } from '../sql';
 
 /** Microblock sequence used for anchored transactions in the per-address ordering (sorts after microblock txs). */
 export const ANCHORED_SEQUENCE = 2147483647;
@@ -183,7 +183,7 @@ export class DeferredReadModels {
     const { rows, txIds } = this;
     this.reset();
     const column = <K extends keyof DbAddressTx>(k: K, oid: number) =>
-      binaryArray(
+      arrayParameter(
         rows.map((r) => r[k]),
         oid,
       );
@@ -194,7 +194,7 @@ export class DeferredReadModels {
       column('tx_index', PG_TYPE.int4),
       column('tx_id', PG_TYPE.text),
       column('index_block_hash', PG_TYPE.text),
-      binaryArray(txIds, PG_TYPE.text),
+      arrayParameter(txIds, PG_TYPE.text),
     ]);
   }
 }
