@@ -56,6 +56,9 @@ export interface ColumnType {
   oid: number;
 }
 
+/** A table's column types by column name. */
+export type ColumnTypes = ReadonlyMap<string, ColumnType>;
+
 /** Column types per table, read once from the catalog: the indexer's schema is fixed while it runs. */
 const columnTypes = new Map<string, Map<string, ColumnType>>();
 
@@ -63,7 +66,7 @@ const COLUMN_TYPES_SQL = `SELECT attname AS name, format_type(atttypid, atttypmo
   FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped`;
 
 /** The column types of `table`, read from the catalog on first use (cached for the life of the process). */
-export async function columnTypesOf(trx: Knex.Transaction, table: string): Promise<ReadonlyMap<string, ColumnType>> {
+export async function columnTypesOf(trx: Knex.Transaction, table: string): Promise<ColumnTypes> {
   let types = columnTypes.get(table);
   if (!types) {
     const found = await runPrepared<{ name: string; type: string; oid: number }>(trx, COLUMN_TYPES_SQL, [table]);
@@ -74,7 +77,7 @@ export async function columnTypesOf(trx: Knex.Transaction, table: string): Promi
 }
 
 /** The column types of `table` if they were read already (`columnTypesOf`), for work done without a connection. */
-export function knownColumnTypes(table: string): ReadonlyMap<string, ColumnType> | undefined {
+export function knownColumnTypes(table: string): ColumnTypes | undefined {
   return columnTypes.get(table);
 }
 
@@ -105,7 +108,7 @@ export interface UnnestOptions {
  * none of them a constant.
  */
 export function buildUnnestInsert(
-  types: ReadonlyMap<string, ColumnType>,
+  types: ColumnTypes,
   table: string,
   rows: ReadonlyArray<Record<string, unknown>>,
   options: UnnestOptions = {},

@@ -13,6 +13,7 @@ import {
   runPrepared,
   withConstants,
   WriteBatch,
+  type ColumnTypes,
   type PreparedInsert,
 } from '../sql';
 
@@ -237,12 +238,7 @@ function blockRows(block: NodeBlock, hash: string): BlockRows {
 const CANONICAL = ['canonical'] as const;
 
 /** The unnest inserts of a block's own rows, transactions and events, `canonical` left to bind. */
-function blockInserts(
-  rows: BlockRows,
-  blockTypes: Parameters<typeof buildUnnestInsert>[0],
-  txTypes: Parameters<typeof buildUnnestInsert>[0],
-  eventTypes: Parameters<typeof buildUnnestInsert>[0],
-): BlockInserts {
+function blockInserts(rows: BlockRows, blockTypes: ColumnTypes, txTypes: ColumnTypes, eventTypes: ColumnTypes): BlockInserts {
   return {
     block: buildUnnestInsert(blockTypes, 'blocks', [rows.block], { constants: CANONICAL }),
     txs:
