@@ -115,4 +115,26 @@ describe('a block that arrives before its parent', () => {
     const canonical = await sys.db('blocks').where({ canonical: true }).orderBy('block_height').pluck('block_height');
     expect(canonical).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
+  it('indexes a block whose transactions repeat a tx_index, with one history row per principal and position', async () => {
+    const blocks = loadFixture('mocknet.tsv').filter((e) => e.path === '/new_block');
+    type Body = { block_height: number; index_block_hash: string; transactions: Array<{ txid: string; tx_index: number }> };
+    const bodyOf = (e: { body: string }) => JSON.parse(e.body) as Body;
+    const tip = bodyOf(blocks.find((b) => bodyOf(b).block_height === 10)!);
+    const twin = { ...tip.transactions[0]!, txid: `0x${'ab'.repeat(32)}` };
+    const malformed = { ...tip, transactions: [...tip.transactions, twin] };
+    const tenth = blocks.find((b) => bodyOf(b).block_height === 10)!;
+    await replayEvents([{ ...tenth, body: JSON.stringify(malformed) }], { observerUrl: sys.observerUrl });
+    await sys.waitForCaughtUp();
+    expect((await sys.db('chain_tip').first()).block_height).toBe(10);
+    expect(await sys.db('dead_letters').count({ n: '*' })).toEqual([{ n: '0' }]);
+    const txs = await sys.db('txs').where({ index_block_hash: tip.index_block_hash }).pluck('tx_index');
+    expect(txs).toEqual([twin.tx_index, twin.tx_index]);
+    const history = await sys.db('address_txs').where({ block_height: 10 }).select('address', 'tx_index', 'microblock_sequence');
+    expect(history.length).toBeGreaterThan(0);
+    const keys = history.map(
+      (r: { address: string; tx_index: number; microblock_sequence: number }) =>
+        `${r.address}/${r.microblock_sequence}/${r.tx_index}`,
+    );
+    expect(new Set(keys).size).toBe(keys.length);
+  });
 });

@@ -207,9 +207,12 @@ export class MessageApplier {
       return ['dead', 'unreadable'];
     }
     try {
-      await trx.transaction((sp) => this.opts.handle(sp, envelope));
-      // On this path nothing deferred may outlive its record: a later record's savepoint could roll it back.
-      await this.opts.beforeCommit?.(trx);
+      await trx.transaction(async (sp) => {
+        await this.opts.handle(sp, envelope);
+        // On this path nothing deferred may outlive its record: a later record's savepoint could roll it back. Inside
+        // the savepoint, so that a deferred write that fails rolls back with its record, which is then dead-lettered.
+        await this.opts.beforeCommit?.(sp);
+      });
       return ['applied', envelope.path];
     } catch (err) {
       if (isRetriable(err)) throw err;

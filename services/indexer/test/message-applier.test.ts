@@ -82,6 +82,35 @@ describe('MessageApplier', () => {
     expect(await applier.lastApplied()).toBe(2n);
   });
 
+  it('dead-letters the record whose deferred write fails at commit time, and applies the others', async () => {
+    // Each record defers a write to the end of the batch (as the history rows are); record 1's deferred write fails.
+    let deferred: number[] = [];
+    const deferring = new MessageApplier({
+      db,
+      logger: createLogger('indexer', 'silent'),
+      metrics: createMetricsRegistry('indexer'),
+      positionKey: 'test.deferring',
+      handle: async (_trx, env) => {
+        deferred.push((env.body as { n: number }).n);
+      },
+      beforeCommit: async (trx) => {
+        const rows = deferred;
+        deferred = [];
+        for (const n of rows) await trx.raw('INSERT INTO applier_items (n) VALUES (? / (? - 1))', [n, n]);
+      },
+      onBatchStart: () => {
+        deferred = [];
+      },
+    });
+    await deferring.ensurePositionRow();
+    await deferring.applyBatch(batch(0, 2));
+    expect((await db('applier_items').orderBy('n')).map((r: { n: number }) => r.n)).toEqual([0, 2]);
+    expect(await db('dead_letters').select('position', 'reason')).toEqual([
+      { position: '1', reason: expect.stringMatching(/division by zero/) },
+    ]);
+    expect(await deferring.lastApplied()).toBe(2n);
+  });
+
   it('applies each record exactly once when two indexers take the same batches at the same time', async () => {
     const other = make('test.topic');
     await Promise.all([applier.applyBatch(batch(0, 19)), other.applyBatch(batch(0, 19)), applier.applyBatch(batch(10, 29))]);

@@ -52,4 +52,9 @@ describe('addressTxRows', () => {
     );
     expect(rows).toEqual([]);
   });
+
+  it('gives one row per principal and position when a malformed block repeats a tx_index', () => {
+    const rows = addressTxRows(block, [tx('0x01', 3, { sender_address: 'SP1' }), tx('0x02', 3, { sender_address: 'SP1' })], []);
+    expect(rows.map((r) => `${r.address}@${r.tx_id}/${r.tx_index}`)).toEqual(['SP1@0x01/3']);
+  });
 });
