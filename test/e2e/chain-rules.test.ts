@@ -115,6 +115,15 @@ describe('a block that arrives before its parent', () => {
     const canonical = await sys.db('blocks').where({ canonical: true }).orderBy('block_height').pluck('block_height');
     expect(canonical).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
+});
+
+describe('a malformed block', () => {
+  let sys: TestSystem;
+  beforeAll(async () => {
+    sys = await startSystem('postgres', ['indexer', 'observer']);
+  });
+  afterAll(() => sys?.stop());
+
   it('indexes a block whose transactions repeat a tx_index, with one history row per principal and position', async () => {
     const blocks = loadFixture('mocknet.tsv').filter((e) => e.path === '/new_block');
     type Body = { block_height: number; index_block_hash: string; transactions: Array<{ txid: string; tx_index: number }> };
@@ -123,6 +132,10 @@ describe('a block that arrives before its parent', () => {
     const twin = { ...tip.transactions[0]!, txid: `0x${'ab'.repeat(32)}` };
     const malformed = { ...tip, transactions: [...tip.transactions, twin] };
     const tenth = blocks.find((b) => bodyOf(b).block_height === 10)!;
+    await replayEvents(
+      blocks.filter((b) => bodyOf(b).block_height < 10),
+      { observerUrl: sys.observerUrl },
+    );
     await replayEvents([{ ...tenth, body: JSON.stringify(malformed) }], { observerUrl: sys.observerUrl });
     await sys.waitForCaughtUp();
     expect((await sys.db('chain_tip').first()).block_height).toBe(10);
