@@ -5,7 +5,7 @@ import type { DbAddressTx } from '@bda/db';
 import type { NodeBlock, NodeTx } from './node-payloads';
 import { normalizeHex, sanitizeText, toJsonText } from './sanitize';
 import { eventRow } from './event-rows';
-import { decodedColumns, decodeTxFields, type TxFields } from './tx-fields';
+import { decodeTxColumns, type DecodedTxColumns } from './tx-fields';
 import {
   buildUnnestInsert,
   columnTypesOf,
@@ -193,10 +193,10 @@ function blockRows(block: NodeBlock, hash: string): BlockRows {
   };
   const recipients: Array<string | null> = [];
   const txs = block.transactions.map((tx) => {
-    const fields = decodeTxFields(tx, block.events, block.burn_block_height);
-    const recipient = fields.payload.recipient_address;
+    const decoded = decodeTxColumns(tx, block.events, block.burn_block_height);
+    const recipient = decoded.fields.payload.recipient_address;
     recipients.push(typeof recipient === 'string' ? recipient : null);
-    return txRow(tx, fields, block, hash, eventCounts.get(normalizeHex(tx.txid)) ?? 0);
+    return txRow(tx, decoded, block, hash, eventCounts.get(normalizeHex(tx.txid)) ?? 0);
   });
   const events = block.events.map((ev) => ({
     ...eventRow(ev),
@@ -274,7 +274,7 @@ async function insertBlockData(writes: WriteBatch, rows: BlockRows, canonical: b
 }
 
 /** A transaction's row; `canonical` is bound when the block is written (`insertBlockData`). */
-function txRow(tx: NodeTx, fields: TxFields, block: NodeBlock, hash: string, eventCount: number) {
+function txRow(tx: NodeTx, { fields, columns }: DecodedTxColumns, block: NodeBlock, hash: string, eventCount: number) {
   const cost = tx.execution_cost;
   return {
     tx_id: normalizeHex(tx.txid),
@@ -290,7 +290,7 @@ function txRow(tx: NodeTx, fields: TxFields, block: NodeBlock, hash: string, eve
     status: tx.status,
     raw_result: normalizeHex(tx.raw_result ?? '0x'),
     vm_error: sanitizeText(tx.vm_error ?? null),
-    ...decodedColumns(fields),
+    ...columns,
     sponsored: fields.sponsored,
     contract_abi: abiOf(tx),
     burnchain_op: tx.burnchain_op ? toJsonText(tx.burnchain_op) : null,

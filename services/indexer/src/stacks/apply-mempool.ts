@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { NodeDropMempoolTx } from './node-payloads';
 import { normalizeHex } from './sanitize';
-import { decodedColumns, decodeRawTxFields } from './tx-fields';
+import { decodeRawTxColumns } from './tx-fields';
 import { unnestInsert, WriteBatch } from '../sql';
 
 interface MempoolRows {
@@ -29,13 +29,13 @@ function mempoolRows(rawTxs: string[], receivedAt: string): MempoolRows {
   const seen = new Set<string>();
   for (const raw of rawTxs) {
     try {
-      const f = decodeRawTxFields(raw);
-      if (seen.has(f.tx_id)) continue;
-      seen.add(f.tx_id);
+      const decoded = decodeRawTxColumns(raw);
+      if (seen.has(decoded.tx_id)) continue;
+      seen.add(decoded.tx_id);
       rows.push({
-        tx_id: f.tx_id,
+        tx_id: decoded.tx_id,
         raw_tx: Buffer.from(raw.replace(/^0x/, ''), 'hex'),
-        ...decodedColumns(f),
+        ...decoded.columns,
         status: 'pending',
         receipt_time: receivedAt,
       });

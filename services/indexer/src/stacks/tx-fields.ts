@@ -22,21 +22,58 @@ export interface TxFields {
   contract_id: string | null;
 }
 
+/** A transaction decoded: its fields, and its columns ready to insert. */
+export interface DecodedTxColumns {
+  fields: TxFields;
+  columns: TxColumns;
+}
+
 /**
  * Decodes a mined transaction's `raw_tx`; a `0x00` raw_tx (a Bitcoin burnchain operation) is
  * synthesized from its `burnchain_op` and the block's events.
  */
-export function decodeTxFields(tx: NodeTx, blockEvents: NodeEvent[] = [], burnBlockHeight?: number): TxFields {
-  const decoded = /^0x0{0,2}$/.test(tx.raw_tx)
-    ? synthesizeBurnchainTransaction({ tx, events: blockEvents, burnBlockHeight })
-    : decodeTransaction(tx.raw_tx);
-  return toTxFields(decoded);
+export function decodeTxColumns(tx: NodeTx, blockEvents: NodeEvent[] = [], burnBlockHeight?: number): DecodedTxColumns {
+  if (/^0x0{0,2}$/.test(tx.raw_tx)) {
+    const fields = toTxFields(synthesizeBurnchainTransaction({ tx, events: blockEvents, burnBlockHeight }));
+    return { fields, columns: decodedColumns(fields) };
+  }
+  return decodeRawTxColumns(tx.raw_tx);
 }
 
-/** Decodes a raw transaction from the mempool. */
-export function decodeRawTxFields(rawTx: string): TxFields & { tx_id: string } {
+/**
+ * Decodes a raw transaction (from the mempool, or mined). A node announces most transactions to the mempool
+ * before a block mines them, so the same bytes come twice: the most recent decodings are kept (frozen, shared by
+ * both uses), up to `RECENT_ENTRIES` transactions and `RECENT_CHARS` characters of raw hex.
+ */
+export function decodeRawTxColumns(rawTx: string): DecodedTxColumns & { tx_id: string } {
+  const hit = recent.get(rawTx);
+  if (hit) return hit;
   const decoded = decodeTransaction(rawTx);
-  return { ...toTxFields(decoded), tx_id: decoded.txId };
+  const fields = toTxFields(decoded);
+  const entry = Object.freeze({
+    fields: Object.freeze(fields),
+    columns: Object.freeze(decodedColumns(fields)),
+    tx_id: decoded.txId,
+  });
+  remember(rawTx, entry);
+  return entry;
+}
+
+const RECENT_ENTRIES = 4096;
+const RECENT_CHARS = 32 * 1024 * 1024;
+const recent = new Map<string, DecodedTxColumns & { tx_id: string }>();
+let recentChars = 0;
+
+function remember(rawTx: string, entry: DecodedTxColumns & { tx_id: string }): void {
+  if (rawTx.length > RECENT_CHARS / 8) return; // a huge contract deploy would push out everything else
+  recent.set(rawTx, entry);
+  recentChars += rawTx.length;
+  // A Map iterates in insertion order: the first key is the oldest.
+  while (recent.size > RECENT_ENTRIES || recentChars > RECENT_CHARS) {
+    const oldest = recent.keys().next().value as string;
+    recent.delete(oldest);
+    recentChars -= oldest.length;
+  }
 }
 
 export function toTxFields(d: DecodedTransaction): TxFields {
@@ -91,7 +128,9 @@ function payloadJson(p: TransactionPayload): Record<string, unknown> {
 }
 
 /** The decoded columns shared by `txs` and `mempool_txs`, ready to insert (jsonb as sanitized text). */
-export function decodedColumns(f: TxFields) {
+export type TxColumns = ReturnType<typeof decodedColumns>;
+
+function decodedColumns(f: TxFields) {
   return {
     type_id: f.type_id,
     sender_address: f.sender_address,

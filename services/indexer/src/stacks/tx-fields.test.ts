@@ -1,0 +1,38 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { decodeRawTxColumns, decodeTxColumns } from './tx-fields';
+import type { NodeTx } from './node-payloads';
+
+const MOCKNET = fileURLToPath(new URL('../../../../test/fixtures/stacks-node-events/mocknet.tsv', import.meta.url));
+const minedTxs = readFileSync(MOCKNET, 'utf8')
+  .split('\n')
+  .filter((line) => line.includes('\t/new_block\t'))
+  .flatMap((line) => (JSON.parse(line.split('\t')[3]!) as { transactions: NodeTx[] }).transactions)
+  .filter((tx) => tx.raw_tx.length > 4);
+
+describe('decodeRawTxColumns', () => {
+  it('gives the txid the node computed, and the same frozen decoding for the same bytes seen again', () => {
+    const tx = minedTxs[0]!;
+    const first = decodeRawTxColumns(tx.raw_tx);
+    expect(first.tx_id).toBe(tx.txid);
+    // A copy of the string, as a later event would carry: the decoding is found again, not redone.
+    const again = decodeRawTxColumns((' ' + tx.raw_tx).slice(1));
+    expect(again).toBe(first);
+    expect(Object.isFrozen(first.columns) && Object.isFrozen(first.fields)).toBe(true);
+  });
+
+  it('gives a mined transaction the same fields and columns as its raw bytes announced to the mempool', () => {
+    for (const tx of minedTxs.slice(0, 20)) {
+      const mined = decodeTxColumns(tx);
+      const announced = decodeRawTxColumns(tx.raw_tx);
+      expect(mined.fields).toEqual(announced.fields);
+      expect(mined.columns).toEqual(announced.columns);
+    }
+  });
+
+  it('throws for bytes that are not a transaction, every time', () => {
+    expect(() => decodeRawTxColumns('0x0102')).toThrow();
+    expect(() => decodeRawTxColumns('0x0102')).toThrow();
+  });
+});
