@@ -60,7 +60,8 @@ export function decodeRawTxColumns(rawTx: string): DecodedTxColumns & { tx_id: s
 }
 
 const RECENT_ENTRIES = 4096;
-const RECENT_CHARS = 32 * 1024 * 1024;
+// A decoded contract deploy holds its source about three times (raw hex, source, JSON text): about 25 MB at most.
+const RECENT_CHARS = 8 * 1024 * 1024;
 const recent = new Map<string, DecodedTxColumns & { tx_id: string }>();
 let recentChars = 0;
 
