@@ -19,7 +19,7 @@ import { ROOT } from '../../scripts/lib/service-process';
 import { loadFixture } from '../../test/support/fixtures';
 import { TestSystem } from '../../test/support/test-system';
 import { FIXTURE_FILES, fixtureTransferPool, generateChain } from './generate-chain';
-import { cpuMs, cpuSplitMs } from './proc-cpu';
+import { cpuMs, procStat } from './proc-cpu';
 import { warmBroker } from './warm-broker';
 
 /** The reference API's importer on this kind of machine (issue #2). */
@@ -52,9 +52,7 @@ function allCpu(): Map<number, { name: string; ms: number; sys: number }> {
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const { user, sys } = cpuSplitMs(Number(d));
+      const { name, user, sys } = procStat(Number(d));
       out.set(Number(d), { name, ms: user + sys, sys });
     } catch {
       // gone

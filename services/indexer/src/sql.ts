@@ -143,15 +143,14 @@ export function withConstants(insert: PreparedInsert, values: readonly unknown[]
   return { sql: insert.sql, bindings: [...insert.arrays, ...values] };
 }
 
-/** `buildUnnestInsert` with the column types read first (and cached) and the constants' values given at once. */
+/** `buildUnnestInsert` with the column types read first (and cached), for rows that carry every column. */
 export async function unnestInsert(
   trx: Knex.Transaction,
   table: string,
   rows: ReadonlyArray<Record<string, unknown>>,
-  options: UnnestOptions & { constantValues?: readonly unknown[] } = {},
+  options: Omit<UnnestOptions, 'constants'> = {},
 ): Promise<NativeStatement> {
-  const insert = buildUnnestInsert(await columnTypesOf(trx, table), table, rows, options);
-  return withConstants(insert, options.constantValues ?? []);
+  return withConstants(buildUnnestInsert(await columnTypesOf(trx, table), table, rows, options), []);
 }
 
 /**
