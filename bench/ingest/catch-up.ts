@@ -4,7 +4,7 @@
  * catching up after downtime or a resync does. Prints ms per block and blocks/s; with `--stats` also the
  * PostgreSQL statements that took the time (pg_stat_statements).
  *
- *   npx tsx bench/ingest/catch-up.ts [--blocks 600] [--txs 50] [--bus kafka|postgres] [--mempool] [--stats]
+ *   npx tsx bench/ingest/catch-up.ts [--blocks 600] [--txs 50] [--bus kafka|postgres] [--mempool] [--stats] [--sources]
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -13,6 +13,7 @@ import { replayEvents } from '../../scripts/lib/replay-events';
 import { ROOT } from '../../scripts/lib/service-process';
 import { TestSystem } from '../../test/support/test-system';
 import { fixtureTransferPool, generateChain } from './generate-chain';
+import { useBuiltServices } from './built-services';
 import { cpuMs } from './proc-cpu';
 
 const { values } = parseArgs({
@@ -23,11 +24,14 @@ const { values } = parseArgs({
     stats: { type: 'boolean', default: false },
     /** Each block's transactions arrive first as a `/new_mempool_tx`, as on mainnet. */
     mempool: { type: 'boolean', default: false },
+    /** Run the services from their TypeScript sources through tsx instead of the built bundles `make start` runs. */
+    sources: { type: 'boolean', default: false },
   },
 });
 const bus = values.bus as 'kafka' | 'postgres';
 const blocks = Number(values.blocks);
 const tmp = join(ROOT, '.tmp', `bench-catch-up-${process.pid}`);
+console.log(`measuring ${await useBuiltServices(tmp, values.sources!)}`);
 const pg = await startPostgres({
   dataDir: join(tmp, 'pg'),
   fresh: true,

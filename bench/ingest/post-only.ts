@@ -3,12 +3,13 @@
  * time, each waiting for its 200) into a fresh system over Kafka, once with the indexer running and once without
  * it, and prints the time from the first POST to the last 200. No tip is awaited; only the intake path is timed.
  *
- *   npx tsx bench/ingest/post-only.ts [--runs 2] [--warm-up 20000]
+ *   npx tsx bench/ingest/post-only.ts [--runs 2] [--warm-up 20000] [--sources]
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startKafka, startPostgres } from '@bda/test-support';
+import { useBuiltServices } from './built-services';
 import { replayEvents } from '../../scripts/lib/replay-events';
 import { ROOT } from '../../scripts/lib/service-process';
 import { loadFixture } from '../../test/support/fixtures';
@@ -18,10 +19,16 @@ import { warmBroker } from './warm-broker';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { runs: { type: 'string', default: '2' }, 'warm-up': { type: 'string', default: '20000' } },
+    options: {
+      runs: { type: 'string', default: '2' },
+      'warm-up': { type: 'string', default: '20000' },
+      /** Run the services from their TypeScript sources through tsx instead of the built bundles `make start` runs. */
+      sources: { type: 'boolean', default: false },
+    },
   });
   const tmp = join(ROOT, '.tmp', `bench-post-only-${process.pid}`);
   mkdirSync(tmp, { recursive: true });
+  console.log(`measuring ${await useBuiltServices(tmp, values.sources!)}`);
   const pg = await startPostgres({ dataDir: join(tmp, 'pg'), fresh: true });
   const kafka = await startKafka({ dataDir: join(tmp, 'kafka'), fresh: true });
   try {

@@ -5,7 +5,7 @@
  * last POST. Prints figures and the ratio against the reference API's importer on this kind of machine.
  *
  *   npx tsx bench/ingest/run.ts [--blocks 2000] [--txs 50] [--bus kafka,postgres] [--via node,import] [--skip-generated]
- *                               [--warm-up 20000 | --cold-broker] [--broker-c2]
+ *                               [--warm-up 20000 | --cold-broker] [--broker-c2] [--sources]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -19,6 +19,7 @@ import { ROOT } from '../../scripts/lib/service-process';
 import { loadFixture } from '../../test/support/fixtures';
 import { TestSystem } from '../../test/support/test-system';
 import { FIXTURE_FILES, fixtureTransferPool, generateChain } from './generate-chain';
+import { useBuiltServices } from './built-services';
 import { cpuMs, procStat } from './proc-cpu';
 import { warmBroker } from './warm-broker';
 
@@ -164,7 +165,7 @@ async function runOne(
     const tVisible = performance.now();
     if (process.env.BENCH_DEBUG)
       console.log(
-        `applied ${(tApplied - tLastPost).toFixed(1)} ms after the last POST, tip visible ${(tVisible - tLastPost).toFixed(1)} ms`,
+        `last event in after ${(tLastPost - t0).toFixed(1)} ms, applied ${(tApplied - tLastPost).toFixed(1)} ms after it, tip visible ${(tVisible - tLastPost).toFixed(1)} ms`,
       );
     const cpu1 = pids.map(cpuMs);
     if (all0) {
@@ -253,12 +254,15 @@ async function main(): Promise<void> {
       'cold-broker': { type: 'boolean', default: false },
       /** Run the broker's JVM with HotSpot's default JIT tiers (C2 included) instead of the test broker's C1 only. */
       'broker-c2': { type: 'boolean', default: false },
+      /** Run the services from their TypeScript sources through tsx instead of the built bundles `make start` runs. */
+      sources: { type: 'boolean', default: false },
     },
   });
   const buses = values.bus!.split(',') as Array<'kafka' | 'postgres'>;
   const vias = values.via!.split(',') as Array<'node' | 'import'>;
   const tmp = join(ROOT, '.tmp', `bench-ingest-${process.pid}`);
   mkdirSync(tmp, { recursive: true });
+  console.log(`measuring ${await useBuiltServices(tmp, values.sources!)}`);
   const pg = await startPostgres({ dataDir: join(tmp, 'pg'), fresh: true });
   const kafka = buses.includes('kafka')
     ? await startKafka({ dataDir: join(tmp, 'kafka'), fresh: true, ...(values['broker-c2'] ? { jitArgs: [] } : {}) })

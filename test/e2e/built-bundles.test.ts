@@ -2,7 +2,6 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// @ts-expect-error -- a plain ES module script without type declarations
 import { buildAll } from '../../scripts/build.mjs';
 import { ROOT } from '../../scripts/lib/service-process';
 import { EXPECTED_TIPS, fixturePath } from '../support/fixtures';
@@ -28,7 +27,7 @@ describe('the built bundles', () => {
   const outdir = join(ROOT, '.tmp', `bundles-${process.pid}`);
   let sys: TestSystem;
   beforeAll(async () => {
-    await (buildAll as (dir: string) => Promise<string>)(outdir);
+    await buildAll(outdir);
     sys = await startSystem('postgres', undefined, { BDA_BUNDLE_DIR: outdir });
   });
   afterAll(async () => {
