@@ -151,3 +151,72 @@ describe('a malformed block', () => {
     expect(new Set(keys).size).toBe(keys.length);
   });
 });
+
+describe('burn blocks', () => {
+  let sys: TestSystem;
+  beforeAll(async () => {
+    sys = await startSystem('postgres', ['indexer', 'observer']);
+  });
+  afterAll(() => sys?.stop());
+
+  const MAX_U128 = '340282366920938463463374607431768211455';
+  const burnBlock = (hash: string, extra: Record<string, unknown> = {}) => ({
+    id: hash,
+    receivedAt: '2024-01-01 00:00:00+00',
+    path: '/new_burn_block',
+    body: JSON.stringify({ burn_block_hash: `0x${hash.repeat(64)}`, burn_block_height: 800_000, burn_amount: 0, ...extra }),
+  });
+
+  it('keeps the newest block at a height canonical, with its rewards and slot holders exact and in order', async () => {
+    const a = burnBlock('a', {
+      consensus_hash: `0x${'c'.repeat(40)}`,
+      parent_burn_block_hash: `0x${'9'.repeat(64)}`,
+      burn_amount: MAX_U128,
+      reward_recipients: [
+        { recipient: 'bc1qfirst', amt: MAX_U128 },
+        { recipient: 'bc1qsecond', amt: 5 },
+      ],
+      reward_slot_holders: ['bc1qfirst', 'bc1qfirst', 'bc1qthird'],
+    });
+    // A repeat changes nothing; a new hash at the height takes its place; the old hash announced again does not.
+    await replayEvents([a, a, burnBlock('b'), a], { observerUrl: sys.observerUrl });
+    await sys.waitForCaughtUp();
+    const blocks = await sys.db('burn_blocks').orderBy('burn_block_hash').select();
+    expect(blocks).toEqual([
+      {
+        burn_block_hash: `0x${'a'.repeat(64)}`,
+        burn_block_height: 800_000,
+        parent_burn_block_hash: `0x${'9'.repeat(64)}`,
+        consensus_hash: `0x${'c'.repeat(40)}`,
+        burn_amount: MAX_U128,
+        canonical: false,
+      },
+      {
+        burn_block_hash: `0x${'b'.repeat(64)}`,
+        burn_block_height: 800_000,
+        parent_burn_block_hash: null,
+        consensus_hash: null,
+        burn_amount: '0',
+        canonical: true,
+      },
+    ]);
+    const rewards = await sys
+      .db('burn_block_rewards')
+      .orderBy('reward_index')
+      .select('burn_block_hash', 'reward_index', 'recipient', 'amount');
+    expect(rewards).toEqual([
+      { burn_block_hash: `0x${'a'.repeat(64)}`, reward_index: 0, recipient: 'bc1qfirst', amount: MAX_U128 },
+      { burn_block_hash: `0x${'a'.repeat(64)}`, reward_index: 1, recipient: 'bc1qsecond', amount: '5' },
+    ]);
+    const slots = await sys
+      .db('burn_block_slot_holders')
+      .orderBy('slot_index')
+      .select('slot_index', 'address', 'burn_block_height');
+    expect(slots).toEqual([
+      { slot_index: 0, address: 'bc1qfirst', burn_block_height: 800_000 },
+      { slot_index: 1, address: 'bc1qfirst', burn_block_height: 800_000 },
+      { slot_index: 2, address: 'bc1qthird', burn_block_height: 800_000 },
+    ]);
+    expect(await sys.db('dead_letters').count({ n: '*' })).toEqual([{ n: '0' }]);
+  });
+});
