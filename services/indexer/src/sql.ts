@@ -98,14 +98,19 @@ export interface UnnestOptions {
   conflictAction?: string;
   /** Columns given one value for all rows when the statement is taken (`withConstants`), not per row. */
   constants?: readonly string[];
+  /**
+   * Columns PostgreSQL computes for each row: an SQL expression over the row's own values, named `u."column"`
+   * (e.g. whether another table already holds the row's key). Part of the statement's text.
+   */
+  computed?: Readonly<Record<string, string>>;
 }
 
 /**
- * `INSERT INTO table (…) SELECT u.*[, $k::type…] FROM unnest($1::type[], …) AS u [ON CONFLICT …]`: one array
- * parameter per column whatever the number of rows, so the text is the same for every batch of the same columns.
- * PostgreSQL then parses and plans it once per connection (a `VALUES` list of n rows is a new statement for every n,
- * with a bind parameter per cell that both sides encode and decode one by one). Every row must have the same keys;
- * none of them a constant.
+ * `INSERT INTO table (…) SELECT u.*[, $k::type…][, expression…] FROM unnest($1::type[], …) AS u (…) [ON CONFLICT …]`:
+ * one array parameter per column whatever the number of rows, so the text is the same for every batch of the same
+ * columns. PostgreSQL then parses and plans it once per connection (a `VALUES` list of n rows is a new statement for
+ * every n, with a bind parameter per cell that both sides encode and decode one by one). Every row must have the same
+ * keys; none of them a constant or a computed column.
  */
 export function buildUnnestInsert(
   types: ColumnTypes,
@@ -120,14 +125,18 @@ export function buildUnnestInsert(
     if (!type) throw new Error(`unnestInsert: ${table} has no column ${c}`);
     return type;
   };
+  const computed = Object.entries(options.computed ?? {});
+  for (const [c] of computed) typeOf(c);
   const casts = columns.map((c, i) => `$${i + 1}::${typeOf(c).type}[]`);
   const scalars = constants.map((c, i) => `, $${columns.length + i + 1}::${typeOf(c).type}`);
+  const expressions = computed.map(([, sql]) => `, ${sql}`);
   const { onConflict, conflictAction = 'DO NOTHING' } = options;
   const conflict = onConflict ? ` ON CONFLICT (${onConflict.map(quoteIdent).join(', ')}) ${conflictAction}` : '';
+  const targets = [...columns, ...constants, ...computed.map(([c]) => c)];
   return {
     sql:
-      `INSERT INTO ${quoteIdent(table)} (${[...columns, ...constants].map(quoteIdent).join(', ')}) ` +
-      `SELECT u.*${scalars.join('')} FROM unnest(${casts.join(', ')}) AS u${conflict}`,
+      `INSERT INTO ${quoteIdent(table)} (${targets.map(quoteIdent).join(', ')}) ` +
+      `SELECT u.*${scalars.join('')}${expressions.join('')} FROM unnest(${casts.join(', ')}) AS u (${columns.map(quoteIdent).join(', ')})${conflict}`,
     arrays: columns.map((c) => arrayParameter(columnOf(rows, c), typeOf(c).oid)),
     constants,
   };

@@ -232,6 +232,47 @@ describe('unnestInsert', () => {
     ]);
   });
 
+  it('computes columns in PostgreSQL from each row of its own values, and lets the conflict action use them', async () => {
+    const row = { id: 'cmp-1', n: 5, big: null, amount: null, raw: null, doc: null, short: null };
+    const options = {
+      computed: { flag: `EXISTS (SELECT 1 FROM un_rows o WHERE o.id = u."id" || '-seen')` },
+      onConflict: ['id'],
+      conflictAction: 'DO UPDATE SET flag = excluded.flag',
+    };
+    await db.transaction(async (trx) => {
+      await trx('un_rows').insert({ id: 'cmp-2-seen', n: 0, flag: false });
+      const one = await unnestInsert(trx, 'un_rows', [row], options);
+      const two = await unnestInsert(
+        trx,
+        'un_rows',
+        [
+          { ...row, id: 'cmp-2' },
+          { ...row, id: 'cmp-3' },
+        ],
+        options,
+      );
+      expect(two.sql).toBe(one.sql);
+      for (const statement of [one, two]) {
+        const writes = new WriteBatch(trx);
+        await writes.add(statement);
+        await writes.flush();
+      }
+      // Seen now: the conflict action takes the value computed for the new row.
+      await trx('un_rows').insert({ id: 'cmp-1-seen', n: 0, flag: false });
+      const writes = new WriteBatch(trx);
+      await writes.add(await unnestInsert(trx, 'un_rows', [row], options));
+      await writes.flush();
+    });
+    expect(await db('un_rows').whereIn('id', ['cmp-1', 'cmp-2', 'cmp-3']).orderBy('id').select('id', 'flag')).toEqual([
+      { id: 'cmp-1', flag: true },
+      { id: 'cmp-2', flag: true },
+      { id: 'cmp-3', flag: false },
+    ]);
+    await expect(
+      db.transaction(async (trx) => unnestInsert(trx, 'un_rows', [row], { computed: { nope: 'true' } })),
+    ).rejects.toThrow('un_rows has no column nope');
+  });
+
   it('refuses a column the table does not have', async () => {
     await expect(db.transaction(async (trx) => unnestInsert(trx, 'un_rows', [{ id: 'x', nope: 1 }]))).rejects.toThrow(
       'un_rows has no column nope',

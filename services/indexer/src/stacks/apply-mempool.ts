@@ -36,7 +36,6 @@ function mempoolRows(rawTxs: string[], receivedAt: string): MempoolRows {
         tx_id: decoded.tx_id,
         raw_tx: Buffer.from(raw.replace(/^0x/, ''), 'hex'),
         ...decoded.columns,
-        status: 'pending',
         receipt_time: receivedAt,
       });
     } catch (err) {
@@ -47,9 +46,22 @@ function mempoolRows(rawTxs: string[], receivedAt: string): MempoolRows {
 }
 
 /**
+ * A transaction's mempool status as it is announced: mined when a canonical block already includes it (an
+ * announcement can follow the block), else pending.
+ */
+const ANNOUNCED_STATUS = `CASE WHEN EXISTS (SELECT 1 FROM txs t WHERE t.tx_id = u."tx_id" AND t.canonical) THEN 'mined' ELSE 'pending' END`;
+
+/**
+ * What an announcement does to a transaction the mempool already has: a dropped one comes back (as pending, or as
+ * mined when a canonical block has it); a pending one that a canonical block has is mined; anything else stays.
+ */
+const ANNOUNCED_AGAIN = `DO UPDATE SET status = excluded.status
+  WHERE mempool_txs.status LIKE 'dropped%' OR (mempool_txs.status = 'pending' AND excluded.status = 'mined')`;
+
+/**
  * `/new_mempool_tx`: each raw transaction enters the mempool as pending, unless a canonical block
  * already mined it. A transaction that was dropped and is announced again is pending again. One
- * undecodable entry is skipped (and reported) without costing the others.
+ * undecodable entry is skipped (and reported) without costing the others. One statement.
  */
 export async function applyNewMempoolTxs(
   trx: Knex.Transaction,
@@ -61,22 +73,17 @@ export async function applyNewMempoolTxs(
   prepared.delete(rawTxs);
   if (problems.length) logger.warn({ problems }, 'undecodable mempool transactions skipped');
   if (rows.length === 0) return problems;
-  const ids = rows.map((r) => r.tx_id);
   // An unnest insert: one statement text for any number of rows, prepared once per connection. Through a
   // WriteBatch: the next record is prepared while it runs (see MessageApplier).
   const writes = new WriteBatch(trx);
   await writes.add(
     await unnestInsert(trx, 'mempool_txs', rows, {
+      computed: { status: ANNOUNCED_STATUS },
       onConflict: ['tx_id'],
-      conflictAction: `DO UPDATE SET status = 'pending' WHERE mempool_txs.status LIKE 'dropped%'`,
+      conflictAction: ANNOUNCED_AGAIN,
     }),
   );
   await writes.flush();
-  await trx.raw(
-    `UPDATE mempool_txs m SET status = 'mined' WHERE m.tx_id = ANY(:ids) AND m.status = 'pending'
-       AND EXISTS (SELECT 1 FROM txs t WHERE t.tx_id = m.tx_id AND t.canonical)`,
-    { ids },
-  );
   return problems;
 }
 
