@@ -67,6 +67,26 @@ describe('fork choice on real mainnet forks', () => {
     expect(leaked).toEqual([]);
   });
 
+  it('gives the microblocks that both children of a fork confirm to the child that ends canonical', async () => {
+    // Block 29 of this file has two children that confirm its stream; the first to arrive loses the reorg.
+    const { rows } = await sys.db.raw<{ rows: Array<{ n: string; wrong: string }> }>(
+      `SELECT count(*) AS n,
+              count(*) FILTER (WHERE m.index_block_hash IS DISTINCT FROM c.index_block_hash OR NOT m.canonical) AS wrong
+       FROM microblocks m JOIN blocks c ON c.parent_index_block_hash = m.parent_index_block_hash AND c.canonical
+       WHERE m.microblock_canonical`,
+    );
+    expect(Number(rows[0]!.n)).toBeGreaterThan(0);
+    expect(rows[0]!.wrong).toBe('0');
+    const forked = await sys
+      .db('blocks as p')
+      .join('blocks as c', 'c.parent_index_block_hash', 'p.index_block_hash')
+      .join('microblocks as m', 'm.parent_index_block_hash', 'p.index_block_hash')
+      .groupBy('p.index_block_hash')
+      .havingRaw('count(DISTINCT c.index_block_hash) > 1')
+      .select('p.index_block_hash');
+    expect(forked.length).toBeGreaterThan(0);
+  });
+
   it('changes no table when the same file is replayed again', async () => {
     const before = await tableChecksums(sys.db);
     await replayEvents(loadFixture(REORG), { observerUrl: sys.observerUrl, maxRetryMs: 30_000 });

@@ -5,6 +5,9 @@
 export function isRetriable(err: unknown): boolean {
   const e = err as { code?: string; message?: string; name?: string };
   const code = e?.code ?? '';
+  // A protocol violation (08P01) comes from the statement itself (e.g. more than 65,535 bind parameters): retrying
+  // it would wedge the stream on that message forever.
+  if (code === '08P01') return false;
   if (/^(08|53|57P|58)/.test(code)) return true; // connection, resources, shutdown, system
   if (code === '40001' || code === '40P01') return true; // serialization failure, deadlock
   if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN'].includes(code)) return true;

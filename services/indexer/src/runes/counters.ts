@@ -72,7 +72,7 @@ export async function loadCounters(trx: Knex.Transaction, deltas: LedgerDeltas):
   const current: CurrentCounters = { runeActivity: new Map(), pairs: new Map(), addresses: new Map() };
   if (deltas.runes.size > 0) {
     const rows: Array<{ number: number; activity_count: string }> = await trx('runes')
-      .whereIn('number', [...deltas.runes.keys()])
+      .whereRaw('number = ANY(?::integer[])', [[...deltas.runes.keys()]])
       .select('number', 'activity_count');
     for (const row of rows) current.runeActivity.set(row.number, BigInt(row.activity_count));
   }
@@ -98,7 +98,7 @@ export async function loadCounters(trx: Knex.Transaction, deltas: LedgerDeltas):
   }
   if (deltas.addresses.size > 0) {
     const rows: Array<{ address: string; activity_count: string; rune_count: number }> = await trx('rune_addresses')
-      .whereIn('address', [...deltas.addresses.keys()])
+      .whereRaw('address = ANY(?::text[])', [[...deltas.addresses.keys()]])
       .select('address', 'activity_count', 'rune_count');
     for (const row of rows)
       current.addresses.set(row.address, { activity: BigInt(row.activity_count), runeCount: row.rune_count });
@@ -168,7 +168,7 @@ export async function writeCounters(trx: Knex.Transaction, current: CurrentCount
       upsertAddresses.push({ address, activity, runeCount });
     }
   }
-  if (deleteAddresses.length > 0) await trx('rune_addresses').whereIn('address', deleteAddresses).delete();
+  if (deleteAddresses.length > 0) await trx('rune_addresses').whereRaw('address = ANY(?::text[])', [deleteAddresses]).delete();
   await upsertColumns(
     trx,
     'rune_addresses',

@@ -80,7 +80,7 @@ export class PrefetchedLedgerView implements RuneLedgerView {
       const ids = new Map<number, string>();
       if (numbers.length > 0) {
         const runes: Array<{ number: number; block_height: number; tx_index: number }> = await trx('runes')
-          .whereIn('number', numbers)
+          .whereRaw('number = ANY(?::integer[])', [numbers])
           .select('number', 'block_height', 'tx_index');
         for (const r of runes) ids.set(r.number, `${r.block_height}:${r.tx_index}`);
       }

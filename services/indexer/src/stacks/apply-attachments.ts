@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { NodeAttachment } from './node-payloads';
 import { normalizeHex } from './sanitize';
+import { unnestInsert, WriteBatch } from '../sql';
 
 /** `/attachments/new`: kept as sent (BNS zonefiles among them) for the naming read models. */
 export async function applyAttachments(trx: Knex.Transaction, items: NodeAttachment[]): Promise<void> {
@@ -14,7 +15,13 @@ export async function applyAttachments(trx: Knex.Transaction, items: NodeAttachm
     metadata: normalizeHex(a.metadata),
     content: Buffer.from(a.content.replace(/^0x/, ''), 'hex'),
   }));
-  if (rows.length) {
-    await trx('attachments').insert(rows).onConflict(['content_hash', 'tx_id', 'index_block_hash', 'attachment_index']).ignore();
-  }
+  if (rows.length === 0) return;
+  // An unnest insert (one array parameter per column): any number of attachments is one statement of a fixed text.
+  const writes = new WriteBatch(trx);
+  await writes.add(
+    await unnestInsert(trx, 'attachments', rows, {
+      onConflict: ['content_hash', 'tx_id', 'index_block_hash', 'attachment_index'],
+    }),
+  );
+  await writes.flush();
 }

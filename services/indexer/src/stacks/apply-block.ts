@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { advanceChainTip, makeCanonical, refreshChainTip } from './fork-choice';
+import { decideStreams, setUnconfirmedStreamsCanonical } from './microblock-streams';
 import { addressTxRows, type DeferredReadModels } from './read-models';
 import type { DbAddressTx } from '@bda/db';
 import type { NodeBlock, NodeTx } from './node-payloads';
@@ -26,6 +27,10 @@ interface BlockContext {
   tip_height: number | null;
   parent_has_microblocks: boolean;
   has_parked_children: boolean;
+  /** Microblocks built on this block arrived before it. */
+  has_own_microblocks: boolean;
+  /** A canonical block built on this one arrived before it (its parent unknown then). */
+  has_canonical_child: boolean;
 }
 
 export interface ApplyResult {
@@ -52,6 +57,9 @@ export async function applyNewBlock(
   if (ctx.known) return { outcome: 'duplicate' };
   const parentKnown = ctx.parent_canonical !== null;
 
+  // Parked: its parent is unknown and it is higher than the tip's child. At the tip's height + 1 it becomes the tip
+  // with its parent unknown, as a chain whose first recorded block is not the node's genesis does (the fuzzed
+  // fixture); when that parent arrives later, it joins the canonical chain below its child (`has_canonical_child`).
   if (!parentKnown && ctx.tip_height !== null && block.block_height - 1 > ctx.tip_height) {
     await trx('parked_blocks')
       .insert({
@@ -82,9 +90,20 @@ export async function applyNewBlock(
 
   if (extendsTip) {
     readModels.add(rows.addressTxs, rows.txIds);
+    // Its stream came first (out of order): canonical now with the block, and its newest microblock is the tip's.
+    if (ctx.has_own_microblocks) {
+      await setUnconfirmedStreamsCanonical(trx, [hash], true);
+      await refreshChainTip(trx, 0);
+    }
   } else if (becomesTip) {
     await readModels.flush(trx); // the reorg removes and re-adds history rows: they must all be written
     const delta = await makeCanonical(trx, hash, receivedAt);
+    await refreshChainTip(trx, delta);
+  } else if (ctx.has_canonical_child) {
+    // It fills the gap under a canonical child that came first: it (with any missing branch below it) joins the
+    // canonical chain, and the blocks holding its heights until now leave it. Nothing above it changes.
+    await readModels.flush(trx);
+    const delta = await makeCanonical(trx, hash, receivedAt, block.block_height);
     await refreshChainTip(trx, delta);
   }
 
@@ -108,7 +127,9 @@ const BLOCK_CONTEXT_SQL = `SELECT EXISTS (SELECT 1 FROM blocks WHERE index_block
          p.canonical AS parent_canonical,
          t.index_block_hash AS tip_hash, t.block_height AS tip_height,
          EXISTS (SELECT 1 FROM microblocks WHERE parent_index_block_hash = $2) AS parent_has_microblocks,
-         EXISTS (SELECT 1 FROM parked_blocks WHERE parent_index_block_hash = $1) AS has_parked_children
+         EXISTS (SELECT 1 FROM parked_blocks WHERE parent_index_block_hash = $1) AS has_parked_children,
+         EXISTS (SELECT 1 FROM microblocks WHERE parent_index_block_hash = $1) AS has_own_microblocks,
+         EXISTS (SELECT 1 FROM blocks WHERE parent_index_block_hash = $1 AND canonical) AS has_canonical_child
   FROM (SELECT 1) one
   LEFT JOIN blocks p ON p.index_block_hash = $2
   LEFT JOIN chain_tip t ON true`;
@@ -155,7 +176,11 @@ export function prepareNewBlock(block: NodeBlock): void {
 function blockRows(block: NodeBlock, hash: string): BlockRows {
   const txIndexById = new Map<string, number>();
   const eventCounts = new Map<string, number>();
-  for (const tx of block.transactions) txIndexById.set(normalizeHex(tx.txid), tx.tx_index);
+  // A txid the block repeats keeps its first position, as its row does (the insert keeps the first of a key).
+  for (const tx of block.transactions) {
+    const id = normalizeHex(tx.txid);
+    if (!txIndexById.has(id)) txIndexById.set(id, tx.tx_index);
+  }
   for (const ev of block.events) {
     const id = normalizeHex(ev.txid);
     eventCounts.set(id, (eventCounts.get(id) ?? 0) + 1);
@@ -312,9 +337,9 @@ function abiOf(tx: NodeTx): string | null {
 }
 
 /**
- * The anchored block confirms a prefix of its parent's microblock stream (up to
- * parent_microblock_sequence); the rest of that stream is orphaned. Microblocks known only from this
- * block's transactions are recorded too.
+ * The anchored block confirms its parent's microblocks up to `parent_microblock` (see `decideStreams`); the rest of
+ * the stream, and any competing stream, is orphaned. Microblocks known only from this block's transactions are
+ * recorded too.
  */
 async function confirmMicroblocks(trx: Knex.Transaction, block: NodeBlock, hash: string, canonical: boolean): Promise<void> {
   const parentHash = normalizeHex(block.parent_index_block_hash);
@@ -351,12 +376,10 @@ async function confirmMicroblocks(trx: Knex.Transaction, block: NodeBlock, hash:
       .ignore();
   }
   if (!canonical) return; // only the canonical child decides which microblocks of the stream survive
-  await trx('microblocks')
-    .where({ parent_index_block_hash: parentHash })
-    .update({
-      microblock_canonical: trx.raw('microblock_sequence <= ?', [confirmedSeq]),
-      block_hash: trx.raw('CASE WHEN microblock_sequence <= ? THEN ? ELSE NULL END', [confirmedSeq, blockHash]),
-      index_block_hash: trx.raw('CASE WHEN microblock_sequence <= ? THEN ? ELSE NULL END', [confirmedSeq, hash]),
-      canonical: trx.raw('microblock_sequence <= ?', [confirmedSeq]),
-    });
+  await decideStreams(trx, parentHash, {
+    microblockHash: normalizeHex(block.parent_microblock),
+    sequence: confirmedSeq,
+    blockHash,
+    indexBlockHash: hash,
+  });
 }

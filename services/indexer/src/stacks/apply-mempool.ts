@@ -53,9 +53,10 @@ const ANNOUNCED_STATUS = `CASE WHEN EXISTS (SELECT 1 FROM txs t WHERE t.tx_id = 
 
 /**
  * What an announcement does to a transaction the mempool already has: a dropped one comes back (as pending, or as
- * mined when a canonical block has it); a pending one that a canonical block has is mined; anything else stays.
+ * mined when a canonical block has it), no longer replaced; a pending one that a canonical block has is mined;
+ * anything else stays.
  */
-const ANNOUNCED_AGAIN = `DO UPDATE SET status = excluded.status
+const ANNOUNCED_AGAIN = `DO UPDATE SET status = excluded.status, replaced_by_tx_id = NULL
   WHERE mempool_txs.status LIKE 'dropped%' OR (mempool_txs.status = 'pending' AND excluded.status = 'mined')`;
 
 /**
@@ -100,8 +101,9 @@ export async function applyDropMempoolTxs(trx: Knex.Transaction, body: NodeDropM
   const ids = body.dropped_txids.map(normalizeHex);
   if (ids.length === 0) return;
   const status = DROP_REASONS[body.reason ?? ''] ?? 'dropped_unknown';
+  // One array parameter, however many ids: a list of bind parameters stops at 65,535.
   await trx('mempool_txs')
-    .whereIn('tx_id', ids)
+    .whereRaw('tx_id = ANY(?::text[])', [ids])
     .andWhere('status', 'pending')
     .update({ status, replaced_by_tx_id: body.new_txid ? normalizeHex(body.new_txid) : null });
 }

@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import type { NodeMicroblocks } from './node-payloads';
 import { normalizeHex, toJsonText } from './sanitize';
 import { refreshChainTip } from './fork-choice';
+import { unnestInsert, WriteBatch } from '../sql';
+import { decideStreams } from './microblock-streams';
 
 /**
  * `/new_microblocks`: records the streamed microblocks and their transactions. Their effects become
@@ -25,6 +27,13 @@ export async function applyNewMicroblocks(trx: Knex.Transaction, body: NodeMicro
       : confirming.parent_microblock_sequence
     : null;
 
+  const eventsByTx = new Map<string, NodeMicroblocks['events']>();
+  for (const e of body.events) {
+    const id = normalizeHex(e.txid);
+    const list = eventsByTx.get(id);
+    if (list) list.push(e);
+    else eventsByTx.set(id, [e]);
+  }
   const micro = new Map<string, { seq: number; parentHash: string; count: number }>();
   const txRows = [];
   for (const tx of body.transactions) {
@@ -43,7 +52,7 @@ export async function applyNewMicroblocks(trx: Knex.Transaction, body: NodeMicro
       raw_tx: Buffer.from(tx.raw_tx.replace(/^0x/, ''), 'hex'),
       status: tx.status,
       raw_result: normalizeHex(tx.raw_result ?? '0x'),
-      events: toJsonText(body.events.filter((e) => normalizeHex(e.txid) === txid)),
+      events: toJsonText(eventsByTx.get(txid) ?? []),
     });
   }
   const rows = [...micro].map(([hash, m]) => {
@@ -61,7 +70,23 @@ export async function applyNewMicroblocks(trx: Knex.Transaction, body: NodeMicro
       canonical: confirmedSeq === null ? parent?.canonical === true : confirmed,
     };
   });
-  if (rows.length) await trx('microblocks').insert(rows).onConflict(['microblock_hash', 'parent_index_block_hash']).ignore();
-  if (txRows.length) await trx('microblock_txs').insert(txRows).onConflict(['tx_id', 'microblock_hash']).ignore();
+  // Unnest inserts (one array parameter per column): a stream of any length is one statement of a fixed text.
+  const writes = new WriteBatch(trx);
+  if (rows.length)
+    await writes.add(
+      await unnestInsert(trx, 'microblocks', rows, { onConflict: ['microblock_hash', 'parent_index_block_hash'] }),
+    );
+  if (txRows.length)
+    await writes.add(await unnestInsert(trx, 'microblock_txs', txRows, { onConflict: ['tx_id', 'microblock_hash'] }));
+  await writes.flush();
+  // Its confirming block came first: that block's choice decides the stream (which may be a competing one).
+  if (confirming) {
+    await decideStreams(trx, parentHash, {
+      microblockHash: confirming.parent_microblock_hash,
+      sequence: confirmedSeq!,
+      blockHash: confirming.block_hash,
+      indexBlockHash: confirming.index_block_hash,
+    });
+  }
   if (parent?.canonical) await refreshChainTip(trx, 0);
 }

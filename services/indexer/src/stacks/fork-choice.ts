@@ -3,6 +3,7 @@ import type { NodeBlock } from './node-payloads';
 import { addCanonicalBlockReadModels, removeAddressTxs, restoreOrphanedToMempool } from './read-models';
 import { normalizeHex } from './sanitize';
 import { runPrepared } from '../sql';
+import { redecideStreams, setUnconfirmedStreamsCanonical } from './microblock-streams';
 
 const CHAIN_TABLES = ['blocks', 'txs', 'events', 'miner_rewards'] as const;
 
@@ -13,9 +14,10 @@ const CHAIN_TABLES = ['blocks', 'txs', 'events', 'miner_rewards'] as const;
 export async function setCanonical(trx: Knex.Transaction, blockHashes: string[], canonical: boolean): Promise<void> {
   if (blockHashes.length === 0) return;
   for (const table of CHAIN_TABLES) {
-    await trx(table).whereIn('index_block_hash', blockHashes).update({ canonical });
+    await trx(table).whereRaw('index_block_hash = ANY(?::text[])', [blockHashes]).update({ canonical });
   }
-  await trx('microblocks').whereIn('index_block_hash', blockHashes).update({ canonical });
+  await trx('microblocks').whereRaw('index_block_hash = ANY(?::text[])', [blockHashes]).update({ canonical });
+  await setUnconfirmedStreamsCanonical(trx, blockHashes, canonical);
   if (canonical) {
     await addCanonicalBlockReadModels(trx, blockHashes);
   } else {
@@ -45,9 +47,16 @@ interface BranchBlock {
  * Makes `tipHash` the canonical tip: walks back to the first canonical ancestor (the fork point),
  * orphans every canonical block above it, then makes the new branch canonical. A branch whose oldest
  * known block has no known parent (detached) replaces everything from its own lowest height up.
+ * With `upToHeight`, only blocks up to that height are orphaned: `tipHash` then joins a canonical chain that already
+ * goes on above it (its child came first).
  * Returns how many canonical blocks this added (branch length minus blocks orphaned).
  */
-export async function makeCanonical(trx: Knex.Transaction, tipHash: string, receiptTime: string): Promise<number> {
+export async function makeCanonical(
+  trx: Knex.Transaction,
+  tipHash: string,
+  receiptTime: string,
+  upToHeight?: number,
+): Promise<number> {
   // The branch in one round trip (not one per block): from the tip down through its non-canonical ancestors, plus
   // the first canonical ancestor (the fork point) when there is one. Recursion stops at a canonical block or a parent
   // that is not stored.
@@ -57,12 +66,14 @@ export async function makeCanonical(trx: Knex.Transaction, tipHash: string, rece
   const forkHeight: number | null = forkPoint ? forkPoint.block_height : null;
   if (branch.length === 0) return 0;
   const orphanFrom = forkHeight !== null ? forkHeight + 1 : branch[branch.length - 1]!.block_height;
-  const orphaned: string[] = (
-    await trx('blocks').where('canonical', true).andWhere('block_height', '>=', orphanFrom).select('index_block_hash')
-  ).map((r: { index_block_hash: string }) => r.index_block_hash);
+  const held = trx('blocks').where('canonical', true).andWhere('block_height', '>=', orphanFrom);
+  if (upToHeight !== undefined) held.andWhere('block_height', '<=', upToHeight);
+  const orphaned: string[] = (await held.select('index_block_hash')).map((r: { index_block_hash: string }) => r.index_block_hash);
   await setCanonical(trx, orphaned, false);
   const branchHashes = branch.map((b) => b.index_block_hash);
   await setCanonical(trx, branchHashes, true);
+  // A block that joins the canonical chain now decides its parent's microblocks, as it would have on arrival.
+  await redecideStreams(trx, branchHashes);
   await restoreOrphanedToMempool(trx, orphaned, receiptTime);
   return branchHashes.length - orphaned.length;
 }

@@ -78,7 +78,7 @@ export async function restoreOrphanedToMempool(trx: Knex.Transaction, blockHashe
        AND t.type_id NOT IN ('coinbase', 'tenure_change', 'poison_microblock')
        AND t.raw_tx <> '\\x00'::bytea
        AND NOT EXISTS (SELECT 1 FROM txs c WHERE c.tx_id = t.tx_id AND c.canonical)
-     ON CONFLICT (tx_id) DO UPDATE SET status = 'pending' WHERE mempool_txs.status = 'mined'`,
+     ON CONFLICT (tx_id) DO UPDATE SET status = 'pending', replaced_by_tx_id = NULL WHERE mempool_txs.status = 'mined'`,
     { hashes: blockHashes, receiptTime },
   );
 }
@@ -114,7 +114,7 @@ export function addressTxRows(
   events: readonly EventParties[],
 ): DbAddressTx[] {
   const byId = new Map<string, TxParties>();
-  for (const tx of txs) byId.set(tx.tx_id, tx);
+  for (const tx of txs) if (!byId.has(tx.tx_id)) byId.set(tx.tx_id, tx);
   const rows: DbAddressTx[] = [];
   const seen = new Set<string>();
   // The table's key within the block: a malformed block that repeats a position must not give two rows for it.
