@@ -32,4 +32,23 @@ describe('indexer migrations', () => {
     await migrateLatest(db);
     expect(await schema()).toEqual(applied);
   });
+
+  it("finds a block's microblocks, by the block they build on or the block that confirmed them, through an index", async () => {
+    await migrateLatest(db);
+    const plan = async (where: string) =>
+      db.transaction(async (trx) => {
+        // An empty table: make any index usable preferred to reading the table, so the plan shows whether one exists.
+        await trx.raw('SET LOCAL enable_seqscan = off');
+        const { rows } = (await trx.raw(`EXPLAIN SELECT 1 FROM microblocks WHERE ${where}`)) as {
+          rows: Array<{ 'QUERY PLAN': string }>;
+        };
+        return rows.map((r) => r['QUERY PLAN']).join('\n');
+      });
+    const byParent = await plan(`parent_index_block_hash = '0xaa'`);
+    expect(byParent).toContain('microblocks_parent');
+    expect(byParent).not.toContain('Seq Scan');
+    const byConfirming = await plan(`index_block_hash = ANY('{0xbb}'::text[])`);
+    expect(byConfirming).toContain('microblocks_confirmed_by');
+    expect(byConfirming).not.toContain('Seq Scan');
+  });
 });

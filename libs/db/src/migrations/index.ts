@@ -18,6 +18,7 @@ import * as m016 from './016-rune-balances';
 import * as m017 from './017-contract-deploys';
 import * as m018 from './018-block-pox-unlock-heights';
 import * as m019 from './019-mempool-filters';
+import * as m020 from './020-microblock-lookups';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -45,6 +46,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['017-contract-deploys', m017],
   ['018-block-pox-unlock-heights', m018],
   ['019-mempool-filters', m019],
+  ['020-microblock-lookups', m020],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */
