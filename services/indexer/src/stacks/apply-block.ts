@@ -251,6 +251,7 @@ function blockRows(block: NodeBlock, hash: string): BlockRows {
       sponsor_address: row.sponsor_address,
       contract_id: row.contract_id,
       recipient: recipients[i]!,
+      status: row.status,
     })),
     events,
   );

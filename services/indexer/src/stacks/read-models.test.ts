@@ -10,6 +10,7 @@ const tx = (id: string, index: number, over: Partial<Parameters<typeof addressTx
   sponsor_address: null,
   contract_id: null,
   recipient: null,
+  status: 'success',
   ...over,
 });
 const event = (txId: string, over: Partial<Parameters<typeof addressTxRows>[2][number]> = {}) => ({
@@ -51,6 +52,15 @@ describe('addressTxRows', () => {
       [event('0x01', { sender: 'SP9', committed: false }), event('0xff', { recipient: 'SP8' })],
     );
     expect(rows).toEqual([]);
+  });
+
+  it('ignores the events of a transaction that did not succeed, keeping the principals the transaction names', () => {
+    const rows = addressTxRows(
+      block,
+      [tx('0x01', 0, { sender_address: 'SP1', recipient: 'SP2', status: 'abort_by_response' })],
+      [event('0x01', { sender: 'SP1', recipient: 'SP9' })],
+    );
+    expect(rows.map((r) => r.address).sort()).toEqual(['SP1', 'SP2']);
   });
 
   it('gives one row per principal and position when a malformed block repeats a tx_index', () => {

@@ -27,7 +27,7 @@ const ADDRESS_TXS_CTES = `parties AS (
        FROM events e
        JOIN txs tx ON tx.tx_id = e.tx_id AND tx.index_block_hash = e.index_block_hash,
             LATERAL (VALUES (e.sender), (e.recipient), (e.locked_address)) AS p(address)
-       WHERE e.index_block_hash = ANY(:hashes) AND e.committed AND p.address IS NOT NULL
+       WHERE e.index_block_hash = ANY(:hashes) AND e.committed AND tx.status = 'success' AND p.address IS NOT NULL
      ),
      inserted AS (
        INSERT INTO address_txs (address, block_height, microblock_sequence, tx_index, tx_id, index_block_hash)
@@ -92,6 +92,8 @@ interface TxParties {
   contract_id: string | null;
   /** `recipient_address` of a token transfer's payload. */
   recipient: string | null;
+  /** Execution status: only a successful transaction's events name parties (reference/node-events.md). */
+  status: string;
 }
 
 interface EventParties {
@@ -105,7 +107,7 @@ interface EventParties {
 /**
  * The `address_txs` rows of one block, from its rows in memory: exactly what `ADDRESS_TXS_CTES` selects from the
  * stored block (each principal a transaction names — sender, sponsor, token-transfer recipient, contract — and the
- * parties of its committed events, once per principal and transaction). The e2e suite checks the table against
+ * parties of its committed events if it succeeded, once per principal and transaction). The e2e suite checks the table against
  * that SQL definition after every fixture.
  */
 export function addressTxRows(
@@ -143,7 +145,7 @@ export function addressTxRows(
   }
   for (const ev of events) {
     const tx = byId.get(ev.tx_id);
-    if (!tx || !ev.committed) continue;
+    if (!tx || !ev.committed || tx.status !== 'success') continue;
     add(ev.sender, tx);
     add(ev.recipient, tx);
     add(ev.locked_address, tx);

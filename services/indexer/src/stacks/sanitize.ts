@@ -1,12 +1,15 @@
 /**
- * PostgreSQL text and jsonb reject the NUL character; node payloads can carry it (a VM error quoting a
- * Clarity string did, in the fuzzed fixture). Such characters become U+FFFD before they are written.
+ * PostgreSQL text and jsonb reject the NUL character, and jsonb rejects a lone UTF-16 surrogate (which JSON text can
+ * only carry as an escape such as `\ud800`); node payloads can carry the first (a VM error quoting a Clarity string
+ * did, in the fuzzed fixture), and any JSON body the observer accepts can carry the second. Such characters become
+ * U+FFFD before they are written.
  */
 export function sanitizeText(s: string): string;
 export function sanitizeText(s: string | null | undefined): string | null;
 export function sanitizeText(s: string | null | undefined): string | null {
   if (s == null) return null;
-  return s.includes('\u0000') ? s.split('\u0000').join('\uFFFD') : s;
+  const text = s.includes('\u0000') ? s.split('\u0000').join('\uFFFD') : s;
+  return text.isWellFormed() ? text : text.toWellFormed();
 }
 
 /** Deep version for values stored as jsonb. */
@@ -21,14 +24,18 @@ export function sanitizeJson<T>(value: T): T {
   return value;
 }
 
+/** A JSON escape that `JSON.stringify` writes only for a NUL or a lone surrogate (or a literal backslash before one). */
+const UNSTORABLE_ESCAPE = /\\u(0000|d[89a-f][0-9a-f]{2})/i;
+
 /**
- * `value` as JSON text for a jsonb column, NUL characters replaced as `sanitizeJson` does. `JSON.stringify` writes a
- * NUL only as the escape `\u0000`, so text without that sequence needs no walk over the value; text with it (a NUL,
- * or a literal backslash before `u0000`) is made again from the sanitized value.
+ * `value` as JSON text for a jsonb column, NUL characters and lone surrogates replaced as `sanitizeJson` does.
+ * `JSON.stringify` writes those only as escapes (`\u0000`, `\ud800`), so text without such an escape needs no walk
+ * over the value; text with one (or with a literal backslash before such letters) is made again from the sanitized
+ * value.
  */
 export function toJsonText(value: unknown): string {
   const text = JSON.stringify(value);
-  return text.includes('\\u0000') ? JSON.stringify(sanitizeJson(value)) : text;
+  return UNSTORABLE_ESCAPE.test(text) ? JSON.stringify(sanitizeJson(value)) : text;
 }
 
 /** Lower-case `0x` hex. */
