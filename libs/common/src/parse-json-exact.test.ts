@@ -33,6 +33,16 @@ describe('parseJsonExact', () => {
     expect(parseJsonExact(text)).toEqual({ ...(JSON.parse(text) as object), big: '12345678901234567890' });
   });
 
+  it('handles a string of ten million characters beside a large integer', () => {
+    const long = `${'x'.repeat(10_000_000)}\\"`;
+    const parsed = parseJsonExact(`{"amount":340282366920938463463374607431768211455,"raw":"${long}"}`) as {
+      amount: string;
+      raw: string;
+    };
+    expect(parsed.amount).toBe('340282366920938463463374607431768211455');
+    expect(parsed.raw).toBe(`${'x'.repeat(10_000_000)}"`);
+  });
+
   it('rejects malformed JSON like JSON.parse', () => {
     expect(() => parseJsonExact('{"a": 123456789012345678901')).toThrow(SyntaxError);
     expect(() => parseJsonExact('not json')).toThrow(SyntaxError);

@@ -14,9 +14,11 @@ export function parseJsonExact(text: string): unknown {
 const LONG_NUMBER_HINT = /[:[,]\s*-?\d{16,}/;
 /**
  * Strings are matched whole (and left alone) so that digits inside them are never touched; an integer must stand
- * alone (not the fraction or exponent digits of another number).
+ * alone (not the fraction or exponent digits of another number). The string pattern is the unrolled loop
+ * `"[^"\\]*(?:\\.[^"\\]*)*"`: the alternation `(?:[^"\\]|\\.)*` keeps a backtrack entry per character, and on a
+ * string of a few million characters (a large raw transaction) the regex engine ran out of stack.
  */
-const TOKENS = /"(?:[^"\\]|\\.)*"|(?<![\d.eE+-])(-?\d{16,})(?![.eE\d])/g;
+const TOKENS = /"[^"\\]*(?:\\.[^"\\]*)*"|(?<![\d.eE+-])(-?\d{16,})(?![.eE\d])/g;
 
 function quoteUnsafeIntegers(text: string): string {
   return text.replace(TOKENS, (token: string, integer: string | undefined) => {
