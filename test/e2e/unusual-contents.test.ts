@@ -1,11 +1,20 @@
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSchemaSources, SchemaValidator } from '@bda/api';
-import { decodeStacksAddress, decodeTransaction, encodeStacksAddress } from '@bda/stacks-codec';
-import { replayEvents } from '../../scripts/lib/replay-events';
+import { decodeStacksAddress, encodeStacksAddress } from '@bda/stacks-codec';
 import { loadFixture } from '../support/fixtures';
 import { startSystem } from '../support/start-system';
 import type { TestSystem } from '../support/test-system';
+import {
+  deadLetterMark,
+  expectNoDeadLetterSince,
+  hashOf,
+  postNodeEvents,
+  rawTxOf,
+  RECIPIENT,
+  SENDER,
+  transferWithNonce,
+  type RawTx,
+} from '../support/node-event-sender';
 
 /**
  * Single node events that are schema-valid but whose CONTENTS are unusual (the sequences are the subject of
@@ -15,49 +24,21 @@ import type { TestSystem } from '../support/test-system';
  * entries. Each is posted through the observer; whatever it answered 200 for must be applied (nothing in
  * `dead_letters`), and the stored rows and the api's answers must be exact. Every api answer is also checked against
  * the OpenAPI document's schema.
- * Transactions are the recorded token transfer of unusual-payloads.test.ts with another nonce, or built here byte by
+ * Transactions are the recorded token transfer (node-event-sender.ts) with another nonce, or built here byte by
  * byte (the indexer decodes, it does not check signatures).
  */
 
 // ---------------------------------------------------------------------------------------------------------------
-// Payload makers (copied from unusual-payloads.test.ts, plus transaction and Clarity value builders)
+// Payload makers (the shared ones are in test/support/node-event-sender.ts), transaction and Clarity value builders
 
 const ZERO_HASH = `0x${'00'.repeat(32)}`;
 const MAX_U128 = '340282366920938463463374607431768211455';
 const MAX_U64 = 18446744073709551615n;
 
-/** A 32-byte (or `bytes`-byte) hex id derived from a label: distinct labels give distinct ids, the same label the same. */
-function hashOf(label: string, bytes = 32): string {
-  return `0x${createHash('sha256')
-    .update(label)
-    .digest('hex')
-    .slice(0, bytes * 2)}`;
-}
-
-const TEMPLATE_RAW = (
-  JSON.parse(loadFixture('fuzzed-transactions-1.tsv').find((e) => e.path === '/new_mempool_tx')!.body) as string[]
-)[0]!;
-const TEMPLATE = decodeTransaction(TEMPLATE_RAW);
-const SENDER = TEMPLATE.senderAddress;
-const RECIPIENT = (TEMPLATE.payload as { recipient: string }).recipient;
-
-interface RawTx {
-  txid: string;
-  raw: string;
-}
-
 let nextNonce = 2_000_000n;
 
-function rawTxOf(hex: string): RawTx {
-  return { txid: `0x${createHash('sha512-256').update(Buffer.from(hex, 'hex')).digest('hex')}`, raw: `0x${hex}` };
-}
-
-/** A new token transfer (SENDER → RECIPIENT, 1000 µSTX): the template with the next nonce. */
-function transfer(): RawTx {
-  const hex = TEMPLATE_RAW.slice(2);
-  // version (1) + chain id (4) + auth type (1) + hash mode (1) + signer (20) = 27 bytes, then the 8-byte nonce.
-  return rawTxOf(hex.slice(0, 54) + (nextNonce++).toString(16).padStart(16, '0') + hex.slice(70));
-}
+/** A new token transfer (SENDER → RECIPIENT, 1000 µSTX): the recorded one with the next nonce. */
+const transfer = (): RawTx => transferWithNonce(nextNonce++);
 
 const u8 = (n: number) => n.toString(16).padStart(2, '0');
 const u32 = (n: number) => n.toString(16).padStart(8, '0');
@@ -286,40 +267,13 @@ function toJsonText(body: unknown): string {
 // ---------------------------------------------------------------------------------------------------------------
 // System helpers
 
-let eventId = 0;
-
 /** Posts the events in order through the observer (as a node does): each one answered 200. */
-async function post(sys: TestSystem, ...events: Array<[path: string, body: unknown]>): Promise<void> {
-  await replayEvents(
-    events.map(([path, body]) => ({
-      id: String(++eventId),
-      receivedAt: '2024-01-01 00:00:00+00',
-      path,
-      body: toJsonText(body),
-    })),
-    { observerUrl: sys.observerUrl, maxRetryMs: 30_000 },
-  );
-}
+const post = (sys: TestSystem, ...events: Array<[path: string, body: unknown]>) => postNodeEvents(sys, events, toJsonText);
 
 /** `post`, then waits until the indexer applied them all. */
 async function send(sys: TestSystem, ...events: Array<[path: string, body: unknown]>): Promise<void> {
   await post(sys, ...events);
   await sys.waitForCaughtUp();
-}
-
-/** The id of the newest dead letter so far (0 when none): a case checks only what came after its own start. */
-async function deadLetterMark(sys: TestSystem): Promise<number> {
-  const row = (await sys.db('dead_letters').max({ id: 'id' }).first()) as { id: string | null } | undefined;
-  return Number(row?.id ?? 0);
-}
-
-async function expectNoDeadLetterSince(sys: TestSystem, mark: number): Promise<void> {
-  const dead: Array<{ path: string | null; reason: string }> = await sys
-    .db('dead_letters')
-    .where('id', '>', mark)
-    .orderBy('id')
-    .select('path', 'reason');
-  expect(dead, `dead-lettered:\n${dead.map((d) => `${d.path}: ${d.reason.slice(0, 600)}`).join('\n')}`).toEqual([]);
 }
 
 async function chainTip(sys: TestSystem): Promise<BlockRef> {

@@ -1,10 +1,16 @@
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeTransaction } from '@bda/stacks-codec';
-import { replayEvents } from '../../scripts/lib/replay-events';
-import { loadFixture } from '../support/fixtures';
 import { startSystem } from '../support/start-system';
 import type { TestSystem } from '../support/test-system';
+import {
+  deadLetterMark,
+  expectNoDeadLetterSince,
+  hashOf,
+  postNodeEvents,
+  RECIPIENT,
+  SENDER,
+  transferWithNonce,
+  type RawTx,
+} from '../support/node-event-sender';
 
 /**
  * Schema-valid but unusual node events, posted through the observer: whatever the observer answered 200 for must be
@@ -19,35 +25,12 @@ import type { TestSystem } from '../support/test-system';
 const ZERO_HASH = `0x${'00'.repeat(32)}`;
 const MAX_U128 = '340282366920938463463374607431768211455';
 
-/** A 32-byte (or `bytes`-byte) hex id derived from a label: distinct labels give distinct ids, the same label the same. */
-function hashOf(label: string, bytes = 32): string {
-  return `0x${createHash('sha256')
-    .update(label)
-    .digest('hex')
-    .slice(0, bytes * 2)}`;
-}
-
-const TEMPLATE_RAW = (
-  JSON.parse(loadFixture('fuzzed-transactions-1.tsv').find((e) => e.path === '/new_mempool_tx')!.body) as string[]
-)[0]!;
-const TEMPLATE = decodeTransaction(TEMPLATE_RAW);
-const SENDER = TEMPLATE.senderAddress;
-const RECIPIENT = (TEMPLATE.payload as { recipient: string }).recipient;
-
-interface Transfer {
-  txid: string;
-  raw: string;
-}
+type Transfer = RawTx;
 
 let nextNonce = 1_000_000n;
 
-/** A new token transfer (SENDER → RECIPIENT, 1000 µSTX): the template with the next nonce. */
-function transfer(): Transfer {
-  const hex = TEMPLATE_RAW.slice(2);
-  // version (1) + chain id (4) + auth type (1) + hash mode (1) + signer (20) = 27 bytes, then the 8-byte nonce.
-  const raw = hex.slice(0, 54) + (nextNonce++).toString(16).padStart(16, '0') + hex.slice(70);
-  return { txid: `0x${createHash('sha512-256').update(Buffer.from(raw, 'hex')).digest('hex')}`, raw: `0x${raw}` };
-}
+/** A new token transfer (SENDER → RECIPIENT, 1000 µSTX): the recorded one with the next nonce. */
+const transfer = (): Transfer => transferWithNonce(nextNonce++);
 
 interface Microblock {
   hash: string;
@@ -171,40 +154,13 @@ function microblock(label: string, sequence: number, parent: string): Microblock
 // ---------------------------------------------------------------------------------------------------------------
 // System helpers
 
-let eventId = 0;
-
 /** Posts the events in order through the observer (as a node does): each one answered 200. */
-async function post(sys: TestSystem, ...events: Array<[path: string, body: unknown]>): Promise<void> {
-  await replayEvents(
-    events.map(([path, body]) => ({
-      id: String(++eventId),
-      receivedAt: '2024-01-01 00:00:00+00',
-      path,
-      body: JSON.stringify(body),
-    })),
-    { observerUrl: sys.observerUrl, maxRetryMs: 30_000 },
-  );
-}
+const post = (sys: TestSystem, ...events: Array<[path: string, body: unknown]>) => postNodeEvents(sys, events);
 
 /** `post`, then waits until the indexer applied them all. */
 async function send(sys: TestSystem, ...events: Array<[path: string, body: unknown]>): Promise<void> {
   await post(sys, ...events);
   await sys.waitForCaughtUp();
-}
-
-/** The id of the newest dead letter so far (0 when none): a case checks only what came after its own start. */
-async function deadLetterMark(sys: TestSystem): Promise<number> {
-  const row = (await sys.db('dead_letters').max({ id: 'id' }).first()) as { id: string | null } | undefined;
-  return Number(row?.id ?? 0);
-}
-
-async function expectNoDeadLetterSince(sys: TestSystem, mark: number): Promise<void> {
-  const dead: Array<{ path: string | null; reason: string }> = await sys
-    .db('dead_letters')
-    .where('id', '>', mark)
-    .orderBy('id')
-    .select('path', 'reason');
-  expect(dead, `dead-lettered:\n${dead.map((d) => `${d.path}: ${d.reason.slice(0, 600)}`).join('\n')}`).toEqual([]);
 }
 
 async function chainTip(sys: TestSystem): Promise<BlockRef & { microblock_hash: string | null; block_count: number }> {

@@ -1,0 +1,79 @@
+import { createHash } from 'node:crypto';
+import { expect } from 'vitest';
+import { decodeTransaction } from '@bda/stacks-codec';
+import { replayEvents } from '../../scripts/lib/replay-events';
+import { loadFixture } from './fixtures';
+import type { TestSystem } from './test-system';
+
+/**
+ * What the e2e suites of made-up node events share: ids derived from labels, a recorded token transfer to copy, and
+ * posting events through the observer with a check that none was dead-lettered.
+ */
+
+/** A 32-byte (or `bytes`-byte) hex id derived from a label: distinct labels give distinct ids, the same label the same. */
+export function hashOf(label: string, bytes = 32): string {
+  return `0x${createHash('sha256')
+    .update(label)
+    .digest('hex')
+    .slice(0, bytes * 2)}`;
+}
+
+/** A raw transaction and its txid (sha512/256 of its bytes, as the node computes it). */
+export interface RawTx {
+  txid: string;
+  raw: string;
+}
+
+export function rawTxOf(hex: string): RawTx {
+  return { txid: `0x${createHash('sha512-256').update(Buffer.from(hex, 'hex')).digest('hex')}`, raw: `0x${hex}` };
+}
+
+/** A recorded token transfer (from the fuzzed fixture's mempool event), its sender and its recipient. */
+export const TRANSFER_TEMPLATE_RAW = (
+  JSON.parse(loadFixture('fuzzed-transactions-1.tsv').find((e) => e.path === '/new_mempool_tx')!.body) as string[]
+)[0]!;
+const TEMPLATE = decodeTransaction(TRANSFER_TEMPLATE_RAW);
+export const SENDER = TEMPLATE.senderAddress;
+export const RECIPIENT = (TEMPLATE.payload as { recipient: string }).recipient;
+
+/**
+ * The recorded transfer (SENDER → RECIPIENT, 1000 µSTX) with another nonce: a transaction of its own txid. The indexer
+ * decodes, it does not check signatures.
+ */
+export function transferWithNonce(nonce: bigint): RawTx {
+  const hex = TRANSFER_TEMPLATE_RAW.slice(2);
+  // version (1) + chain id (4) + auth type (1) + hash mode (1) + signer (20) = 27 bytes, then the 8-byte nonce.
+  return rawTxOf(hex.slice(0, 54) + nonce.toString(16).padStart(16, '0') + hex.slice(70));
+}
+
+let eventId = 0;
+
+/**
+ * Posts the events in order through the observer, as a node does (each answered 200); `serialize` writes a body
+ * (JSON.stringify unless given).
+ */
+export async function postNodeEvents(
+  sys: TestSystem,
+  events: Array<[path: string, body: unknown]>,
+  serialize: (body: unknown) => string = JSON.stringify,
+): Promise<void> {
+  await replayEvents(
+    events.map(([path, body]) => ({ id: String(++eventId), receivedAt: '2024-01-01 00:00:00+00', path, body: serialize(body) })),
+    { observerUrl: sys.observerUrl, maxRetryMs: 30_000 },
+  );
+}
+
+/** The id of the newest dead letter so far (0 when none): a case checks only what came after its own start. */
+export async function deadLetterMark(sys: TestSystem): Promise<number> {
+  const row = (await sys.db('dead_letters').max({ id: 'id' }).first()) as { id: string | null } | undefined;
+  return Number(row?.id ?? 0);
+}
+
+export async function expectNoDeadLetterSince(sys: TestSystem, mark: number): Promise<void> {
+  const dead: Array<{ path: string | null; reason: string }> = await sys
+    .db('dead_letters')
+    .where('id', '>', mark)
+    .orderBy('id')
+    .select('path', 'reason');
+  expect(dead, `dead-lettered:\n${dead.map((d) => `${d.path}: ${d.reason.slice(0, 600)}`).join('\n')}`).toEqual([]);
+}
