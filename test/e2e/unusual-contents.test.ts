@@ -14,6 +14,11 @@ import {
   SENDER,
   transferWithNonce,
   type RawTx,
+  BlockRef,
+  MAX_U128,
+  NodeEventBody,
+  transferEvent,
+  ZERO_HASH,
 } from '../support/node-event-sender';
 
 /**
@@ -31,8 +36,6 @@ import {
 // ---------------------------------------------------------------------------------------------------------------
 // Payload makers (the shared ones are in test/support/node-event-sender.ts), transaction and Clarity value builders
 
-const ZERO_HASH = `0x${'00'.repeat(32)}`;
-const MAX_U128 = '340282366920938463463374607431768211455';
 const MAX_U64 = 18446744073709551615n;
 
 let nextNonce = 2_000_000n;
@@ -180,8 +183,6 @@ function minedTx(t: RawTx, txIndex: number, extra: Record<string, unknown> = {})
   };
 }
 
-type NodeEventBody = { txid: string; event_index: number; committed: boolean; type: string } & Record<string, unknown>;
-
 /** An event of `type` with its body, committed unless said otherwise. */
 function nodeEvent(
   txid: string,
@@ -191,17 +192,6 @@ function nodeEvent(
   committed = true,
 ): NodeEventBody {
   return { txid, event_index: eventIndex, committed, type, [type]: body };
-}
-
-function transferEvent(txid: string, eventIndex: number, amount = '1000'): NodeEventBody {
-  return nodeEvent(txid, eventIndex, 'stx_transfer_event', { sender: SENDER, recipient: RECIPIENT, amount, memo: '00' });
-}
-
-/** What a block's child needs of it. */
-interface BlockRef {
-  index_block_hash: string;
-  block_hash: string;
-  block_height: number;
 }
 
 interface MinerReward {

@@ -10,6 +10,11 @@ import {
   SENDER,
   transferWithNonce,
   type RawTx,
+  BlockRef,
+  MAX_U128,
+  NodeEventBody,
+  transferEvent,
+  ZERO_HASH,
 } from '../support/node-event-sender';
 
 /**
@@ -21,9 +26,6 @@ import {
 
 // ---------------------------------------------------------------------------------------------------------------
 // Payload makers
-
-const ZERO_HASH = `0x${'00'.repeat(32)}`;
-const MAX_U128 = '340282366920938463463374607431768211455';
 
 type Transfer = RawTx;
 
@@ -64,25 +66,6 @@ function minedTx(t: Transfer, txIndex: number, micro?: Microblock): NodeTxBody {
     microblock_sequence: micro?.sequence ?? null,
     microblock_parent_hash: micro?.parent ?? null,
   };
-}
-
-type NodeEventBody = { txid: string; event_index: number; committed: boolean; type: string } & Record<string, unknown>;
-
-function transferEvent(txid: string, eventIndex: number): NodeEventBody {
-  return {
-    txid,
-    event_index: eventIndex,
-    committed: true,
-    type: 'stx_transfer_event',
-    stx_transfer_event: { sender: SENDER, recipient: RECIPIENT, amount: '1000', memo: '00' },
-  };
-}
-
-/** What a block's child needs of it. */
-interface BlockRef {
-  index_block_hash: string;
-  block_hash: string;
-  block_height: number;
 }
 
 interface MinerReward {

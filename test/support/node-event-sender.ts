@@ -46,6 +46,30 @@ export function transferWithNonce(nonce: bigint): RawTx {
   return rawTxOf(hex.slice(0, 54) + nonce.toString(16).padStart(16, '0') + hex.slice(70));
 }
 
+export const ZERO_HASH = `0x${'00'.repeat(32)}`;
+export const MAX_U128 = '340282366920938463463374607431768211455';
+
+/** What a block's child needs of it. */
+export interface BlockRef {
+  index_block_hash: string;
+  block_hash: string;
+  block_height: number;
+}
+
+/** A node event of a block (`events[]` of `/new_block`), its type's own object beside the common fields. */
+export type NodeEventBody = { txid: string; event_index: number; committed: boolean; type: string } & Record<string, unknown>;
+
+/** An STX transfer event SENDER → RECIPIENT (1000 µSTX unless given). */
+export function transferEvent(txid: string, eventIndex: number, amount = '1000'): NodeEventBody {
+  return {
+    txid,
+    event_index: eventIndex,
+    committed: true,
+    type: 'stx_transfer_event',
+    stx_transfer_event: { sender: SENDER, recipient: RECIPIENT, amount, memo: '00' },
+  };
+}
+
 let eventId = 0;
 
 /**
