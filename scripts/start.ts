@@ -48,6 +48,15 @@ async function main(): Promise<void> {
   process.removeAllListeners('SIGTERM');
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
+  // Whatever started this script (make) may go without a signal reaching here, e.g. `timeout make start` signals
+  // make alone. The services sit in process groups of their own and would run on, orphaned: stop with the parent.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) {
+      console.log(`the process that started this one (${parent}) is gone`);
+      void stopAll(0);
+    }
+  }, 500).unref();
 
   const start = async (p: ServiceProcess, healthUrl: string) => {
     procs.push(p);
