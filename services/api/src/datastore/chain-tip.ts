@@ -17,13 +17,31 @@ export async function getChainTip(db: Knex): Promise<DbChainTip | null> {
   return row ?? null;
 }
 
-/** The PoX unlock heights stored with a block (primary key lookup), or null when the block is unknown. */
-export async function getPoxUnlockHeights(db: Knex, indexBlockHash: string): Promise<PoxUnlockHeights | null> {
-  const row = (await db('blocks')
-    .select('pox_v1_unlock_height', 'pox_v2_unlock_height', 'pox_v3_unlock_height')
-    .where('index_block_hash', indexBlockHash)
-    .first()) as PoxUnlockHeights | undefined;
-  return row ?? null;
+/**
+ * The tip with the PoX unlock heights stored with its block, in one query (the status endpoint's whole read; clients
+ * poll it). `unlock` is null before the first block.
+ */
+export async function getChainTipWithUnlockHeights(
+  db: Knex,
+): Promise<{ tip: DbChainTip | null; unlock: PoxUnlockHeights | null }> {
+  const row = (await db('chain_tip as t')
+    .leftJoin('blocks as b', 'b.index_block_hash', 't.index_block_hash')
+    .select(
+      't.block_height',
+      't.block_hash',
+      't.index_block_hash',
+      't.burn_block_height',
+      't.block_count',
+      't.microblock_hash',
+      't.microblock_sequence',
+      'b.pox_v1_unlock_height',
+      'b.pox_v2_unlock_height',
+      'b.pox_v3_unlock_height',
+    )
+    .first()) as (DbChainTip & PoxUnlockHeights) | undefined;
+  if (!row) return { tip: null, unlock: null };
+  const { pox_v1_unlock_height, pox_v2_unlock_height, pox_v3_unlock_height, ...tip } = row;
+  return { tip, unlock: { pox_v1_unlock_height, pox_v2_unlock_height, pox_v3_unlock_height } };
 }
 
 /** PoX unlock heights as the node sent them with a block (null where it sent none). */

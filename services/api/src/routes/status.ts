@@ -1,5 +1,5 @@
 import express, { type Router } from 'express';
-import { getChainTip, getPoxUnlockHeights } from '../datastore/chain-tip';
+import { getChainTipWithUnlockHeights } from '../datastore/chain-tip';
 import { respondNotModifiedIfFresh } from '../http-cache';
 import { toServerStatusResponse } from '../mappers/status';
 import type { RouteContext } from './context';
@@ -8,10 +8,8 @@ import type { RouteContext } from './context';
 export function statusRouter(ctx: RouteContext): Router {
   const router = express.Router();
   const handler: express.RequestHandler = async (req, res) => {
-    const tip = await getChainTip(ctx.db);
+    const { tip, unlock } = await getChainTipWithUnlockHeights(ctx.db);
     if (respondNotModifiedIfFresh(req, res, tip)) return;
-    // Read only for a full answer; a block's unlock heights never change, so no snapshot is needed with the tip.
-    const unlock = tip ? await getPoxUnlockHeights(ctx.db, tip.index_block_hash) : null;
     res.json(toServerStatusResponse(ctx.serverVersion, tip, unlock));
   };
   router.get('/extended', handler);
