@@ -14,9 +14,9 @@ import {
   type RawTx,
   BlockRef,
   MAX_U128,
+  newBlockBody,
   NodeEventBody,
   transferEvent,
-  ZERO_HASH,
 } from '../support/node-event-sender';
 
 /**
@@ -70,36 +70,9 @@ const announced = new Set<string>();
  * its hashes derived from `label`.
  */
 function makeBlock(label: string, parent: BlockRef, txs: RawTx[] = [], events?: NodeEventBody[]): Block {
-  const ref = {
-    index_block_hash: hashOf(`index ${label}`),
-    block_hash: hashOf(`block ${label}`),
-    block_height: parent.block_height + 1,
-  };
-  const burnHeight = 1_000 + ref.block_height;
   const blockEvents = events ?? txs.map((t, i) => transferEvent(t.txid, i));
-  const block: Block = {
-    ref,
-    parent: parent.index_block_hash,
-    txs,
-    events: blockEvents,
-    body: {
-      ...ref,
-      parent_index_block_hash: parent.index_block_hash,
-      parent_block_hash: parent.block_hash,
-      parent_microblock: ZERO_HASH,
-      parent_microblock_sequence: 0,
-      burn_block_hash: hashOf(`burn ${label}`),
-      burn_block_height: burnHeight,
-      burn_block_time: 1_700_000_000 + ref.block_height,
-      parent_burn_block_hash: hashOf(`burn parent ${label}`),
-      parent_burn_block_height: burnHeight - 1,
-      parent_burn_block_timestamp: 1_699_999_999 + ref.block_height,
-      miner_txid: hashOf(`miner ${label}`),
-      transactions: txs.map((t, i) => minedTx(t, i)),
-      events: blockEvents,
-      matured_miner_rewards: [],
-    },
-  };
+  const { ref, body } = newBlockBody(label, parent, { txs: txs.map((t, i) => minedTx(t, i)), events: blockEvents });
+  const block: Block = { ref, parent: parent.index_block_hash, txs, events: blockEvents, body };
   posted.set(ref.index_block_hash, block);
   return block;
 }

@@ -12,9 +12,10 @@ import {
   type RawTx,
   BlockRef,
   MAX_U128,
+  newBlockBody as makeBlock,
+  type MinerReward,
   NodeEventBody,
   transferEvent,
-  ZERO_HASH,
 } from '../support/node-event-sender';
 
 /**
@@ -65,55 +66,6 @@ function minedTx(t: Transfer, txIndex: number, micro?: Microblock): NodeTxBody {
     microblock_hash: micro?.hash ?? null,
     microblock_sequence: micro?.sequence ?? null,
     microblock_parent_hash: micro?.parent ?? null,
-  };
-}
-
-interface MinerReward {
-  from_index_consensus_hash: string;
-  from_stacks_block_hash: string;
-  recipient: string;
-  miner_address?: string | null;
-  coinbase_amount: string;
-  tx_fees_anchored: string;
-  tx_fees_streamed_confirmed: string;
-  tx_fees_streamed_produced: string;
-}
-
-interface BlockOptions {
-  txs?: NodeTxBody[];
-  events?: NodeEventBody[];
-  rewards?: MinerReward[];
-  /** The parent's last microblock this block confirms (none by default). */
-  confirms?: Microblock;
-}
-
-/** A Stacks 2.x `/new_block` body for a child of `parent`, its hashes derived from `label`. */
-function makeBlock(label: string, parent: BlockRef, opts: BlockOptions = {}): { ref: BlockRef; body: Record<string, unknown> } {
-  const ref = {
-    index_block_hash: hashOf(`index ${label}`),
-    block_hash: hashOf(`block ${label}`),
-    block_height: parent.block_height + 1,
-  };
-  const burnHeight = 1_000 + ref.block_height;
-  return {
-    ref,
-    body: {
-      ...ref,
-      parent_index_block_hash: parent.index_block_hash,
-      parent_block_hash: parent.block_hash,
-      parent_microblock: opts.confirms?.hash ?? ZERO_HASH,
-      parent_microblock_sequence: opts.confirms?.sequence ?? 0,
-      burn_block_hash: hashOf(`burn ${label}`),
-      burn_block_height: burnHeight,
-      burn_block_time: 1_700_000_000 + ref.block_height,
-      parent_burn_block_hash: hashOf(`burn parent ${label}`),
-      parent_burn_block_height: burnHeight - 1,
-      parent_burn_block_timestamp: 1_699_999_999 + ref.block_height,
-      miner_txid: hashOf(`miner ${label}`),
-      transactions: opts.txs ?? [],
-      events: opts.events ?? [],
-      matured_miner_rewards: opts.rewards ?? [],
-    },
   };
 }
 

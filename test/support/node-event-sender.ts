@@ -59,6 +59,18 @@ export interface BlockRef {
 /** A node event of a block (`events[]` of `/new_block`), its type's own object beside the common fields. */
 export type NodeEventBody = { txid: string; event_index: number; committed: boolean; type: string } & Record<string, unknown>;
 
+/** A matured miner reward of a `/new_block` (`matured_miner_rewards[]`), amounts as decimal strings. */
+export interface MinerReward {
+  from_index_consensus_hash: string;
+  from_stacks_block_hash: string;
+  recipient: string;
+  miner_address?: string | null;
+  coinbase_amount: string;
+  tx_fees_anchored: string;
+  tx_fees_streamed_confirmed: string;
+  tx_fees_streamed_produced: string;
+}
+
 /** An STX transfer event SENDER → RECIPIENT (1000 µSTX unless given). */
 export function transferEvent(txid: string, eventIndex: number, amount = '1000'): NodeEventBody {
   return {
@@ -67,6 +79,53 @@ export function transferEvent(txid: string, eventIndex: number, amount = '1000')
     committed: true,
     type: 'stx_transfer_event',
     stx_transfer_event: { sender: SENDER, recipient: RECIPIENT, amount, memo: '00' },
+  };
+}
+
+/** What a made-up `/new_block` carries beyond its place in the chain. */
+export interface NewBlockOptions {
+  /** Its transactions, as the node sends them. */
+  txs?: unknown[];
+  events?: NodeEventBody[];
+  rewards?: MinerReward[];
+  /** The parent's last microblock this block confirms (none by default). */
+  confirms?: { hash: string; sequence: number };
+  /** More top-level fields (Nakamoto fields, unknown ones). */
+  extra?: Record<string, unknown>;
+}
+
+/** A Stacks 2.x `/new_block` body for a child of `parent`, its hashes derived from `label`. */
+export function newBlockBody(
+  label: string,
+  parent: BlockRef,
+  opts: NewBlockOptions = {},
+): { ref: BlockRef; body: Record<string, unknown> } {
+  const ref = {
+    index_block_hash: hashOf(`index ${label}`),
+    block_hash: hashOf(`block ${label}`),
+    block_height: parent.block_height + 1,
+  };
+  const burnHeight = 1_000 + ref.block_height;
+  return {
+    ref,
+    body: {
+      ...ref,
+      parent_index_block_hash: parent.index_block_hash,
+      parent_block_hash: parent.block_hash,
+      parent_microblock: opts.confirms?.hash ?? ZERO_HASH,
+      parent_microblock_sequence: opts.confirms?.sequence ?? 0,
+      burn_block_hash: hashOf(`burn ${label}`),
+      burn_block_height: burnHeight,
+      burn_block_time: 1_700_000_000 + ref.block_height,
+      parent_burn_block_hash: hashOf(`burn parent ${label}`),
+      parent_burn_block_height: burnHeight - 1,
+      parent_burn_block_timestamp: 1_699_999_999 + ref.block_height,
+      miner_txid: hashOf(`miner ${label}`),
+      transactions: opts.txs ?? [],
+      events: opts.events ?? [],
+      matured_miner_rewards: opts.rewards ?? [],
+      ...opts.extra,
+    },
   };
 }
 
