@@ -18,8 +18,6 @@ import {
   type PreparedInsert,
 } from '../sql';
 
-const ZERO_HASH = /^0x0*$/;
-
 interface BlockContext {
   known: boolean;
   parent_canonical: boolean | null;
@@ -345,7 +343,6 @@ function abiOf(tx: NodeTx): string | null {
 async function confirmMicroblocks(trx: Knex.Transaction, block: NodeBlock, hash: string, canonical: boolean): Promise<void> {
   const parentHash = normalizeHex(block.parent_index_block_hash);
   const blockHash = normalizeHex(block.block_hash);
-  const confirmedSeq = ZERO_HASH.test(block.parent_microblock) ? -1 : block.parent_microblock_sequence;
   const fromTxs = new Map<string, { seq: number; parentHash: string; count: number }>();
   for (const tx of block.transactions) {
     if (!tx.microblock_hash || tx.microblock_sequence == null) continue;
@@ -379,7 +376,7 @@ async function confirmMicroblocks(trx: Knex.Transaction, block: NodeBlock, hash:
   if (!canonical) return; // only the canonical child decides which microblocks of the stream survive
   await decideStreams(trx, parentHash, {
     microblockHash: normalizeHex(block.parent_microblock),
-    sequence: confirmedSeq,
+    sequence: block.parent_microblock_sequence,
     blockHash,
     indexBlockHash: hash,
   });

@@ -8,7 +8,7 @@ import { decideStreams } from './microblock-streams';
 /**
  * `/new_microblocks`: records the streamed microblocks and their transactions. Their effects become
  * canonical through the anchored block that confirms them (its payload repeats the transactions);
- * when that block already arrived (out of order), its confirmed sequence decides their flags now.
+ * when that block already arrived (out of order), it decides their flags now (`decideStreams`).
  */
 export async function applyNewMicroblocks(trx: Knex.Transaction, body: NodeMicroblocks): Promise<void> {
   const parentHash = normalizeHex(body.parent_index_block_hash);
@@ -21,11 +21,6 @@ export async function applyNewMicroblocks(trx: Knex.Transaction, body: NodeMicro
       | { block_hash: string; index_block_hash: string; parent_microblock_hash: string; parent_microblock_sequence: number }
       | undefined
     >('block_hash', 'index_block_hash', 'parent_microblock_hash', 'parent_microblock_sequence');
-  const confirmedSeq = confirming
-    ? /^0x0*$/.test(confirming.parent_microblock_hash)
-      ? -1
-      : confirming.parent_microblock_sequence
-    : null;
 
   const eventsByTx = new Map<string, NodeMicroblocks['events']>();
   for (const e of body.events) {
@@ -56,18 +51,17 @@ export async function applyNewMicroblocks(trx: Knex.Transaction, body: NodeMicro
     });
   }
   const rows = [...micro].map(([hash, m]) => {
-    const confirmed = confirmedSeq !== null && m.seq <= confirmedSeq;
     return {
       microblock_hash: hash,
       parent_index_block_hash: parentHash,
       microblock_sequence: m.seq,
       microblock_parent_hash: m.parentHash,
-      block_hash: confirmed ? confirming!.block_hash : null,
-      index_block_hash: confirmed ? confirming!.index_block_hash : null,
+      block_hash: null,
+      index_block_hash: null,
       tx_count: m.count,
-      // Unconfirmed streams are optimistically canonical until an anchored block decides.
-      microblock_canonical: confirmedSeq === null ? true : confirmed,
-      canonical: confirmedSeq === null ? parent?.canonical === true : confirmed,
+      // Undecided: optimistically canonical with their parent until an anchored block decides (below, when it is here).
+      microblock_canonical: true,
+      canonical: parent?.canonical === true,
     };
   });
   // Unnest inserts (one array parameter per column): a stream of any length is one statement of a fixed text.
@@ -83,7 +77,7 @@ export async function applyNewMicroblocks(trx: Knex.Transaction, body: NodeMicro
   if (confirming) {
     await decideStreams(trx, parentHash, {
       microblockHash: confirming.parent_microblock_hash,
-      sequence: confirmedSeq!,
+      sequence: confirming.parent_microblock_sequence,
       blockHash: confirming.block_hash,
       indexBlockHash: confirming.index_block_hash,
     });

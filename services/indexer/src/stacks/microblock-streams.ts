@@ -5,7 +5,7 @@ import { runPrepared } from '../sql';
 export interface StreamConfirmation {
   /** The last microblock it confirms (`parent_microblock`), or a zero hash when it confirms none. */
   microblockHash: string;
-  /** That microblock's sequence (`parent_microblock_sequence`), -1 when it confirms none. */
+  /** That microblock's sequence (`parent_microblock_sequence`; ignored with a zero hash). */
   sequence: number;
   blockHash: string;
   indexBlockHash: string;
@@ -37,7 +37,8 @@ const DECIDE_STREAM_SQL = `WITH RECURSIVE chain AS (
 
 /** Marks the microblocks of `parentHash`'s streams confirmed (and canonical) or orphaned by its canonical child. */
 export async function decideStreams(trx: Knex.Transaction, parentHash: string, by: StreamConfirmation): Promise<void> {
-  await runPrepared(trx, DECIDE_STREAM_SQL, [parentHash, by.microblockHash, by.sequence, by.blockHash, by.indexBlockHash]);
+  const sequence = /^0x0*$/.test(by.microblockHash) ? -1 : by.sequence;
+  await runPrepared(trx, DECIDE_STREAM_SQL, [parentHash, by.microblockHash, sequence, by.blockHash, by.indexBlockHash]);
 }
 
 /**
@@ -79,7 +80,7 @@ export async function redecideStreams(trx: Knex.Transaction, blockHashes: string
   for (const b of rows) {
     await decideStreams(trx, b.parent_index_block_hash, {
       microblockHash: b.parent_microblock_hash,
-      sequence: /^0x0*$/.test(b.parent_microblock_hash) ? -1 : b.parent_microblock_sequence,
+      sequence: b.parent_microblock_sequence,
       blockHash: b.block_hash,
       indexBlockHash: b.index_block_hash,
     });
