@@ -4,7 +4,7 @@
  * catching up after downtime or a resync does. Prints ms per block and blocks/s; with `--stats` also the
  * PostgreSQL statements that took the time (pg_stat_statements).
  *
- *   npx tsx bench/ingest/catch-up.ts [--blocks 600] [--txs 50] [--bus kafka|postgres] [--mempool] [--stats] [--sources]
+ *   npx tsx bench/ingest/catch-up.ts [--blocks 600] [--txs 50] [--bus kafka|postgres] [--mempool] [--stats] [--pg name=value,…] [--sources]
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -22,6 +22,8 @@ const { values } = parseArgs({
     txs: { type: 'string', default: '50' },
     bus: { type: 'string', default: 'kafka' },
     stats: { type: 'boolean', default: false },
+    /** Extra PostgreSQL settings for the run, `name=value,name=value` (to measure a server setting's effect). */
+    pg: { type: 'string', default: '' },
     /** Each block's transactions arrive first as a `/new_mempool_tx`, as on mainnet. */
     mempool: { type: 'boolean', default: false },
     /** Run the services from their TypeScript sources through tsx instead of the built bundles `make start` runs. */
@@ -35,7 +37,15 @@ console.log(`measuring ${await useBuiltServices(tmp, values.sources!)}`);
 const pg = await startPostgres({
   dataDir: join(tmp, 'pg'),
   fresh: true,
-  settings: values.stats ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' } : {},
+  settings: {
+    ...(values.stats ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' } : {}),
+    ...Object.fromEntries(
+      values
+        .pg!.split(',')
+        .filter(Boolean)
+        .map((kv) => kv.split('=') as [string, string]),
+    ),
+  },
 });
 const kafka = bus === 'kafka' ? await startKafka({ dataDir: join(tmp, 'kafka'), fresh: true }) : null;
 try {
@@ -53,6 +63,7 @@ try {
     if (values.stats) {
       await sys.db.raw('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
       await sys.db.raw('SELECT pg_stat_statements_reset()');
+      await sys.db.raw("SELECT pg_stat_reset_shared('wal')");
     }
     const t0 = performance.now();
     await sys.startService('indexer');
@@ -74,6 +85,14 @@ try {
          FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 8`,
       );
       console.table(top.rows);
+      // What PostgreSQL wrote to its write-ahead log for the catch-up: full page images are pages logged whole, the
+      // first change to each after a checkpoint.
+      const wal = (await sys.db.raw('SELECT wal_records, wal_fpi, wal_bytes, wal_write, wal_sync FROM pg_stat_wal'))
+        .rows[0] as Record<string, string>;
+      console.log(
+        `WAL: ${(Number(wal.wal_bytes) / blocks / 1024).toFixed(1)} KB a block (${(Number(wal.wal_records) / blocks).toFixed(0)} records, ` +
+          `${(Number(wal.wal_fpi) / blocks).toFixed(1)} full page images), ${wal.wal_write} writes, ${wal.wal_sync} syncs`,
+      );
     }
   } finally {
     await sys.stop();

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDb, migrateLatest, migrateRollbackAll } from '@bda/db';
 import { createTestDatabase } from '@bda/test-support';
@@ -50,5 +52,46 @@ describe('indexer migrations', () => {
     const byConfirming = await plan(`index_block_hash = ANY('{0xbb}'::text[])`);
     expect(byConfirming).toContain('microblocks_confirmed_by');
     expect(byConfirming).not.toContain('Seq Scan');
+  });
+
+  it('makes every text column of its tables compare bytewise in a database whose default collation is linguistic', async () => {
+    // A database as the postgres image or a managed server creates it: a linguistic default collation (ICU en-US).
+    const server = inject('databaseUrl');
+    const name = `idx_icu_${randomBytes(5).toString('hex')}`;
+    const admin = new pg.Client(server);
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C'`);
+    await admin.end();
+    const url = new URL(server);
+    url.pathname = `/${name}`;
+    const icu = createDb({ connectionString: url.toString(), maxConnections: 2 });
+    try {
+      const collations = async () =>
+        (
+          (await icu.raw(
+            `SELECT c.relname || '.' || a.attname AS "column", co.collname AS collation
+               FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_collation co ON co.oid = a.attcollation
+              WHERE c.relnamespace = 'public'::regnamespace AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped
+                AND c.relname NOT LIKE 'knex_migrations_indexer%'`,
+          )) as { rows: Array<{ column: string; collation: string }> }
+        ).rows;
+      await migrateLatest(icu);
+      const after = await collations();
+      expect(after.map((c) => c.column)).toEqual(
+        expect.arrayContaining(['txs.tx_id', 'address_txs.address', 'runes.etching_tx_id']),
+      );
+      expect(after.filter((c) => c.collation !== 'C')).toEqual([]);
+      // The order is the bytes' order, not the locale's (en-US puts 'a-c' between 'ab' and 'ad', ignoring the hyphen).
+      await icu('consumer_positions').insert(['ab', 'a-c', 'ad'].map((topic) => ({ topic, position: 1 })));
+      const topics = await icu('consumer_positions').orderBy('topic').select('topic');
+      expect(topics.map((r: { topic: string }) => r.topic)).toEqual(['a-c', 'ab', 'ad']);
+      await icu('consumer_positions').del();
+      // And back: rolled back, the columns follow the database's default again.
+      await migrateRollbackAll(icu);
+      await migrateLatest(icu);
+      expect(await collations()).toEqual(after);
+    } finally {
+      await icu.destroy();
+    }
   });
 });

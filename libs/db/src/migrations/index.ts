@@ -19,6 +19,7 @@ import * as m017 from './017-contract-deploys';
 import * as m018 from './018-block-pox-unlock-heights';
 import * as m019 from './019-mempool-filters';
 import * as m020 from './020-microblock-lookups';
+import * as m021 from './021-bytewise-text';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -47,6 +48,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['018-block-pox-unlock-heights', m018],
   ['019-mempool-filters', m019],
   ['020-microblock-lookups', m020],
+  ['021-bytewise-text', m021],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */
