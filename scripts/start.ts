@@ -99,7 +99,7 @@ async function main(): Promise<void> {
   );
   console.log(`
 The blockchain data API is running (bus: ${common.KAFKA_BROKERS ? `Kafka ${common.KAFKA_BROKERS}` : 'PostgreSQL log'}; ${process.env.BDA_BUNDLE_DIR ? 'the built services in dist/' : 'the services from their sources'}):
-  gateway   http://127.0.0.1:${ports.gateway}        public entry: /extended, /runes/v1, /rosetta/v1, /v1/names, /v2/… (node RPC)
+  gateway   http://127.0.0.1:${ports.gateway}        public entry: /extended, /runes/v1, /v2/… (node RPC)
   observer  http://127.0.0.1:${ports.observer}        point a Stacks node here: [[events_observer]] endpoint = "127.0.0.1:${ports.observer}"
   api       http://127.0.0.1:${ports.api}        (behind the gateway) docs at /docs, OpenAPI at /openapi.json
   indexer   http://127.0.0.1:${ports.indexer}/metrics

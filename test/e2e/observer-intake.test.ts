@@ -60,6 +60,12 @@ describe('the observer under malformed input', () => {
     expect(res.body!.message).toMatch(/raw_block/);
   });
 
+  it('answers 431 JSON when the request line is beyond the header limit', async () => {
+    const res = await fetch(`${sys.observerUrl}/new_block?${'x'.repeat(20_000)}`, { method: 'POST', body: '{}' });
+    expect(res.status).toBe(431);
+    expect(await res.json()).toMatchObject({ error: 'request_too_large' });
+  });
+
   it('answers 405 JSON to other methods', async () => {
     const res = await fetch(`${sys.observerUrl}/new_block`);
     expect(res.status).toBe(405);

@@ -3,10 +3,10 @@
  * (node:cluster; 1 = this process alone), each with its own database pools and ordered shutdown.
  */
 import cluster from 'node:cluster';
-import { createServer } from 'node:http';
 import {
   closeServer,
   clusterWorkerMetrics,
+  createHttpServer,
   createLogger,
   createMetricsRegistry,
   runClusterPrimary,
@@ -38,7 +38,7 @@ async function serve(mode: 'single' | 'worker'): Promise<void> {
     statementTimeoutMs: env.API_STATEMENT_TIMEOUT_MS,
   });
   const metrics = createMetricsRegistry('api');
-  const server = createServer(
+  const server = createHttpServer(
     buildRequestListener({
       db,
       runesDb,

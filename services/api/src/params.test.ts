@@ -160,3 +160,21 @@ describe('queryBoolean', () => {
       expect(() => queryBoolean({ f: v }, 'f')).toThrow(/query parameter f: must be one of true, false/);
   });
 });
+
+describe('error messages', () => {
+  it('repeat a short bad value whole', () => {
+    expect(() => parseTxId('0xnothex')).toThrow('got "0xnothex"');
+  });
+
+  it('repeat at most 100 characters of a long bad value, with its length', () => {
+    const long = `0x${'z'.repeat(14_000)}`;
+    let message = '';
+    try {
+      parseTxId(long);
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain(`got ${JSON.stringify(long.slice(0, 100))}… (14002 characters)`);
+    expect(message.length).toBeLessThan(300);
+  });
+});

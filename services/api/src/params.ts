@@ -12,6 +12,14 @@ export const MAX_BLOCK_HEIGHT = 2_147_483_647;
 
 type Query = Record<string, unknown>;
 
+/** Longest part of a bad value an error message repeats: enough to recognise it, never the 16 KB a client sent. */
+const ECHO_MAX = 100;
+
+/** `raw` quoted for an error message, cut to `ECHO_MAX` characters (`…` marks the cut). */
+export function echo(raw: string): string {
+  return raw.length > ECHO_MAX ? `${JSON.stringify(raw.slice(0, ECHO_MAX))}… (${raw.length} characters)` : JSON.stringify(raw);
+}
+
 /** The single string value of a query parameter, `undefined` when absent; repeated or structured → 400. */
 export function queryString(query: Query, name: string): string | undefined {
   const v = query[name];
@@ -42,9 +50,7 @@ export function queryInt(query: Query, name: string, rule: IntParamRule): number
   if (raw === undefined) return rule.default;
   const n = parseDigits(raw);
   if (n === undefined || n < rule.min || n > rule.max) {
-    throw new InputError(
-      `query parameter ${name}: must be an integer from ${rule.min} to ${rule.max}, got ${JSON.stringify(raw)}`,
-    );
+    throw new InputError(`query parameter ${name}: must be an integer from ${rule.min} to ${rule.max}, got ${echo(raw)}`);
   }
   return n;
 }
@@ -54,7 +60,7 @@ export function queryEnum<T extends string>(query: Query, name: string, values: 
   const raw = queryString(query, name);
   if (raw === undefined) return fallback;
   if (!(values as readonly string[]).includes(raw)) {
-    throw new InputError(`query parameter ${name}: must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
+    throw new InputError(`query parameter ${name}: must be one of ${values.join(', ')}, got ${echo(raw)}`);
   }
   return raw as T;
 }
@@ -109,7 +115,7 @@ export function parseCursorPage(query: Query, limits: { default: number; max: nu
     const n = raw.startsWith('-') ? parseDigits(raw.slice(1)) : parseDigits(raw);
     if (n === undefined || n > bound) {
       throw new InputError(
-        `query parameter offset: with a cursor, must be an integer from ${-bound} to ${bound}, got ${JSON.stringify(raw)}`,
+        `query parameter offset: with a cursor, must be an integer from ${-bound} to ${bound}, got ${echo(raw)}`,
       );
     }
     offset = (raw.startsWith('-') ? -n : n) || 0; // no -0
@@ -122,7 +128,7 @@ const HASH_64 = /^(0x)?[0-9a-fA-F]{64}$/i;
 /** A 32-byte hash with or without `0x`, any case → `0x` + lower-case hex; anything else → 400 naming `name`. */
 export function parseHash32(raw: string, name: string, what: string): string {
   if (!HASH_64.test(raw)) {
-    throw new InputError(`${name}: must be ${what} (64 hex digits, optionally 0x-prefixed), got ${JSON.stringify(raw)}`);
+    throw new InputError(`${name}: must be ${what} (64 hex digits, optionally 0x-prefixed), got ${echo(raw)}`);
   }
   const body = raw.length === 66 ? raw.slice(2) : raw;
   return `0x${body.toLowerCase()}`;
@@ -135,13 +141,13 @@ export function parseHeightOrHash(raw: string, name = 'height_or_hash'): BlockRe
   if (DIGITS.test(raw) && raw.length < 64) {
     const n = parseDigits(raw);
     if (n === undefined || n > MAX_BLOCK_HEIGHT) {
-      throw new InputError(`${name}: block height must be at most ${MAX_BLOCK_HEIGHT}, got ${JSON.stringify(raw)}`);
+      throw new InputError(`${name}: block height must be at most ${MAX_BLOCK_HEIGHT}, got ${echo(raw)}`);
     }
     return { kind: 'height', height: n };
   }
   if (HASH_64.test(raw)) return { kind: 'hash', hash: parseHash32(raw, name, 'a block hash') };
   throw new InputError(
-    `${name}: must be a block height (digits) or a block hash / index block hash (64 hex digits, optionally 0x-prefixed), got ${JSON.stringify(raw)}`,
+    `${name}: must be a block height (digits) or a block hash / index block hash (64 hex digits, optionally 0x-prefixed), got ${echo(raw)}`,
   );
 }
 
@@ -154,7 +160,7 @@ export function parseTxId(raw: string, name = 'tx_id'): string {
 export function parsePrincipal(raw: string, name = 'principal'): string {
   if (raw.length > 200 || !isValidPrincipal(raw)) {
     throw new InputError(
-      `${name}: must be a Stacks address (SP…/SM…/ST…/SN… with a valid checksum) or a contract principal (<address>.<contract-name>), got ${JSON.stringify(raw.slice(0, 200))}`,
+      `${name}: must be a Stacks address (SP…/SM…/ST…/SN… with a valid checksum) or a contract principal (<address>.<contract-name>), got ${echo(raw)}`,
     );
   }
   return raw;

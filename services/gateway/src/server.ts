@@ -1,8 +1,14 @@
-import { createServer } from 'node:http';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import type { Knex } from 'knex';
-import { closeServer, clusterWorkerMetrics, createMetricsRegistry, ShutdownRegistry, type Logger } from '@bda/common';
+import {
+  closeServer,
+  clusterWorkerMetrics,
+  createHttpServer,
+  createMetricsRegistry,
+  ShutdownRegistry,
+  type Logger,
+} from '@bda/common';
 import { buildApp } from './build-app';
 import { createDb } from './db/migrate';
 import type { GatewayEnv } from './env';
@@ -134,7 +140,7 @@ export async function startGateway(env: GatewayEnv, logger: Logger, mode: 'singl
   const app = buildApp(deps);
   // Proxied requests skip express altogether; the gateway's own endpoints go through the app.
   const proxy = proxyRequest(deps);
-  const server = createServer((req, res) => {
+  const server = createHttpServer((req, res) => {
     if (isOwnPath(req.url ?? '/')) app(req, res);
     else proxy(req, res);
   });

@@ -146,6 +146,17 @@ describe('routing', () => {
     expect(upstreamCalls()).toBe(before);
   });
 
+  it('answers in JSON what the HTTP parser refuses, without reaching any upstream', async () => {
+    const before = upstreamCalls();
+    const long = await raw(gw.port, `GET /extended/v1/tx/0x${'ab'.repeat(10_000)} HTTP/1.1\r\nHost: a\r\n\r\n`);
+    expect(long).toMatch(/^HTTP\/1.1 431 /);
+    expect(long).toContain('"error":"request_too_large"');
+    const garbage = await raw(gw.port, 'GET /v2/info HTTP/1.1\r\nBad Header Line\r\n\r\n');
+    expect(garbage).toMatch(/^HTTP\/1.1 400 /);
+    expect(garbage).toContain('"error":"malformed_request"');
+    expect(upstreamCalls()).toBe(before);
+  });
+
   it('refuses oversized bodies with 413 before they reach anybody', async () => {
     const before = upstreamCalls();
     const cases: Array<[string, string, Buffer | Buffer[]]> = [

@@ -5,7 +5,7 @@
 import { InputError } from '@bda/common';
 import { RUNE_OPERATIONS, type RuneOperationName } from '@bda/db';
 import { parseSpacedRune, RuneNameError } from '@bda/runes';
-import { MAX_BLOCK_HEIGHT, parseHash32 } from '../params';
+import { echo, MAX_BLOCK_HEIGHT, parseHash32 } from '../params';
 
 export type BlockParam = { kind: 'height'; height: number } | { kind: 'hash'; hash: string };
 
@@ -24,7 +24,7 @@ export function parseBlockParam(raw: string): BlockParam {
   }
   if (HASH.test(raw)) return { kind: 'hash', hash: parseHash32(raw, 'block', 'a block hash') };
   throw new InputError(
-    `block: must be a block height (digits) or a block hash (64 hex digits, optionally 0x-prefixed), got ${JSON.stringify(raw.slice(0, 100))}`,
+    `block: must be a block height (digits) or a block hash (64 hex digits, optionally 0x-prefixed), got ${echo(raw)}`,
   );
 }
 
@@ -81,7 +81,7 @@ export function parseEtchingParam(raw: string): EtchingParam {
   } catch (err) {
     if (!(err instanceof RuneNameError)) throw err;
     throw new InputError(
-      `etching: must be a rune id (block:tx), a rune number, a rune name or a spaced rune name (${err.message}), got ${JSON.stringify(raw.slice(0, 100))}`,
+      `etching: must be a rune id (block:tx), a rune number, a rune name or a spaced rune name (${err.message}), got ${echo(raw)}`,
     );
   }
 }
@@ -94,5 +94,5 @@ export function parseAddressParam(raw: string): string {
   if (BASE58.test(raw)) return raw;
   const lower = raw.toLowerCase();
   if ((raw === lower || raw === raw.toUpperCase()) && BECH32.test(lower)) return lower;
-  throw new InputError(`address: must be a Bitcoin address (base58 or bech32), got ${JSON.stringify(raw.slice(0, 100))}`);
+  throw new InputError(`address: must be a Bitcoin address (base58 or bech32), got ${echo(raw)}`);
 }

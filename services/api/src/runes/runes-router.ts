@@ -1,7 +1,7 @@
 import type { ParsedUrlQuery } from 'node:querystring';
 import type { Router } from 'express';
 import { NotFoundError } from '@bda/common';
-import { parsePage, parseTxId } from '../params';
+import { echo, parsePage, parseTxId } from '../params';
 import { expressRouter, type GetRoute } from '../plain-routes';
 import { SERVER_VERSION } from '../version';
 import { type RunesPageLimits, runesPageLimitsFromEnv } from './env';
@@ -35,7 +35,7 @@ export function runesRoutes(deps: RunesRouterDeps): GetRoute[] {
     const body: Paginated<T> = { limit: p.limit, offset: p.offset, total, results };
     return toJson(body);
   };
-  const unknownRune = (raw: string) => new NotFoundError(`etching: no rune ${JSON.stringify(raw)}`);
+  const unknownRune = (raw: string) => new NotFoundError(`etching: no rune ${echo(raw)}`);
   const etchingOf = (raw: string): EtchingParam => parseEtchingParam(raw);
   const route = (path: string, handle: GetRoute['handle']): GetRoute => ({ path, handle });
 

@@ -3,9 +3,9 @@
  * against the schema the OpenAPI document declares for its route and status (errors against ErrorResponse), so a
  * test that passes has also checked the response shapes.
  */
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { Knex } from 'knex';
-import { closeServer, createLogger, createMetricsRegistry, type Logger } from '@bda/common';
+import { closeServer, createHttpServer, createLogger, createMetricsRegistry, type Logger } from '@bda/common';
 import { createDb, migrateLatest } from '@bda/db';
 import { createTestDatabase } from '@bda/test-support';
 import { buildRequestListener } from '../../src/build-app';
@@ -71,7 +71,7 @@ export async function startApi(serverUrl: string, opts: { pageLimits?: PageLimit
     isShuttingDown: () => shuttingDown,
     pageLimits: opts.pageLimits,
   });
-  const server: Server = createServer(listener);
+  const server: Server = createHttpServer(listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
   const baseUrl = `http://127.0.0.1:${port}`;
