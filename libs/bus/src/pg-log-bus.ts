@@ -55,6 +55,11 @@ export class PgLogBus implements Bus {
 
   async ensureTopics(_topics: string[]): Promise<void> {
     const client = await this.pool.connect();
+    // A checked-out client's errors reach nobody else (see the api's runes pool): a connection lost here must fail
+    // this call, not the process.
+    let broken: Error | undefined;
+    const onError = (err: Error) => (broken = err);
+    client.on('error', onError);
     try {
       await client.query('SELECT pg_advisory_lock(hashtext($1))', [`${this.table}:ddl`]);
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${this.schema}`);
@@ -86,7 +91,8 @@ export class PgLogBus implements Bus {
       );
       await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`${this.table}:ddl`]);
     } finally {
-      client.release();
+      client.off('error', onError);
+      client.release(broken);
     }
   }
 

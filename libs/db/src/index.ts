@@ -2,3 +2,4 @@ export * from './create-db';
 export * from './db-types';
 export * from './migrations';
 export * from './rune-types';
+export * from './connection-failure';

@@ -12,6 +12,16 @@ describe('translateDbError', () => {
     );
   });
 
+  it('makes a connection that ended mid-query a 503, also when the failed ROLLBACK after it is what knex reports', () => {
+    for (const message of [
+      'Connection terminated unexpectedly',
+      'ROLLBACK - Connection terminated unexpectedly',
+      'ROLLBACK - Client has encountered a connection error and is not queryable',
+    ]) {
+      expect(translateDbError(new Error(message)), message).toBeInstanceOf(ServiceUnavailableError);
+    }
+  });
+
   it('makes a statement timeout a 504', () => {
     expect(
       translateDbError(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' })),

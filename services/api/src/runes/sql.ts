@@ -54,6 +54,10 @@ export function createRunesDb(opts: RunesPoolOptions): RunesDb & { pool: pg.Pool
         throw connectFailure(err);
       }
       let broken: Error | undefined;
+      // While a client is checked out the pool does not listen to its errors: a connection that ends between the
+      // query's answer and the release would emit an 'error' nobody handles, which ends the process.
+      const onError = (err: Error) => (broken = err);
+      client.on('error', onError);
       try {
         const prepared = toPrepared(sql);
         const result = await client.query<T & pg.QueryResultRow>({ name: prepared.name, text: prepared.text, values });
@@ -63,6 +67,7 @@ export function createRunesDb(opts: RunesPoolOptions): RunesDb & { pool: pg.Pool
         if (!(err instanceof pg.DatabaseError)) broken = err as Error;
         throw err;
       } finally {
+        client.off('error', onError);
         client.release(broken);
       }
     },
