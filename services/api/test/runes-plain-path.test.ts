@@ -138,8 +138,11 @@ describe('/runes/v1 on the plain path', () => {
     expect(head.status).toBe(200);
     expect(await head.text()).toBe('');
     const post = await fetch(`${api.baseUrl}/runes/v1/blocks/840000/activity`, { method: 'POST' });
-    expect(post.status).toBe(404);
-    expect(await post.json()).toEqual({ error: 'not_found', message: 'no route for POST /runes/v1/blocks/840000/activity' });
+    expect(post.status).toBe(405);
+    expect(await post.json()).toEqual({
+      error: 'method_not_allowed',
+      message: 'POST is not allowed on /runes/v1/blocks/840000/activity; allowed: GET, HEAD',
+    });
     // An absolute-form target is not the plain path's: express answers it as before.
     const absolute = await new Promise<number>((resolve, reject) => {
       const u = new URL(api.baseUrl);

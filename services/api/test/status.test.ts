@@ -105,12 +105,6 @@ describe('unknown routes and methods', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
   });
 
-  it('responds with 404 JSON to a POST on a GET endpoint', async () => {
-    const res = await api.get('/extended/v2/blocks', { method: 'POST', body: '{}' });
-    expect(res.status).toBe(404);
-    expect(res.body.error).toBe('not_found');
-  });
-
   it('keeps serving after a burst of malformed requests', async () => {
     const bad = ['/extended/v2/blocks?limit=abc', '/extended/v1/tx/xyz', '/extended/v1/address/nope/transactions', '/%E0%A4%A'];
     for (const path of bad) {
@@ -196,5 +190,25 @@ describe('when the database is unreachable', () => {
       await closeServer(server);
       await db.destroy();
     }
+  });
+});
+
+describe('a method a path does not take', () => {
+  it('answers 405 with Allow naming the methods the path takes, on express and plain routes alike', async () => {
+    for (const path of ['/extended', '/extended/v1/tx/0x' + 'ab'.repeat(32), '/runes/v1/etchings']) {
+      const res = await fetch(`${api.baseUrl}${path}`, { method: 'POST', body: '{}' });
+      expect(res.status, path).toBe(405);
+      expect(res.headers.get('allow'), path).toBe('GET, HEAD');
+      expect(await res.json()).toEqual({
+        error: 'method_not_allowed',
+        message: `POST is not allowed on ${path}; allowed: GET, HEAD`,
+      });
+    }
+  });
+
+  it('still answers 404 for a path nobody serves', async () => {
+    const res = await fetch(`${api.baseUrl}/extended/v9/nothing`, { method: 'POST' });
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { error: string }).error).toBe('not_found');
   });
 });
