@@ -33,6 +33,14 @@ describe('gateway env', () => {
     expect(env.NODE_RPC_ROUTES.map((r) => r.pattern)).toEqual(['/v2/info']);
   });
 
+  it('lets any origin in by default, and refuses a CORS entry that is not an origin, naming it', () => {
+    expect(loadEnv({ DATABASE_URL: 'postgres://x/y' }).CORS_ALLOWED_ORIGINS).toEqual({ anyOrigin: true });
+    expect(loadEnv({ DATABASE_URL: 'postgres://x/y', CORS_ALLOWED_ORIGINS: '' }).CORS_ALLOWED_ORIGINS).toBeUndefined();
+    expect(() => loadEnv({ DATABASE_URL: 'postgres://x/y', CORS_ALLOWED_ORIGINS: 'wallet.example' })).toThrow(
+      /CORS_ALLOWED_ORIGINS.*"wallet.example" is not an origin/s,
+    );
+  });
+
   it('fails fast, listing every problem', () => {
     expect(() => loadEnv({})).toThrow(/DATABASE_URL/);
     expect(() =>

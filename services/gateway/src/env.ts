@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { envBoolean, envList, envPort, parseEnv } from '@bda/common';
 import { parseRouteList, type RouteSpec } from './proxy/allowlist';
+import { parseCorsOrigins } from './proxy/cors';
 import { parseTrustProxy, type TrustProxy } from './proxy/client-ip';
 
 const positiveInt = z.coerce.number().int().positive();
@@ -41,6 +42,21 @@ export const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** One JSON line per request (never headers, never the query string). */
   ACCESS_LOG: envBoolean.default(true),
+  /**
+   * Origins whose browser scripts may call the gateway (CORS): `*` for any (the default; keys are headers, never
+   * cookies), a comma-separated list of origins such as `https://wallet.example`, or empty to send no CORS headers.
+   */
+  CORS_ALLOWED_ORIGINS: z
+    .string()
+    .default('*')
+    .transform((raw, ctx) => {
+      try {
+        return parseCorsOrigins(raw);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
 
   /** PostgreSQL holding the `gateway` schema (API keys); migrations run at startup. */
   DATABASE_URL: z.string().min(1),

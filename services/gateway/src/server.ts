@@ -124,6 +124,7 @@ export async function startGateway(env: GatewayEnv, logger: Logger, mode: 'singl
       rosettaLimitedStatus: env.ROSETTA_LIMITED_STATUS,
       rosettaLimitedCode: env.ROSETTA_LIMITED_CODE,
       accessLog: env.ACCESS_LOG,
+      cors: env.CORS_ALLOWED_ORIGINS,
     },
     logger,
     accessLogger,

@@ -2,6 +2,7 @@ import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders, ServerRespons
 import type { Socket } from 'node:net';
 import type { GatewayMetrics } from '../metrics';
 import type { Member, UpstreamPool } from '../node-pool/pool';
+import { isCorsHeader } from './cors';
 
 /**
  * The forwarder: node:http with keep-alive agents, bodies streamed both ways, and the retry rules of the pool.
@@ -43,6 +44,8 @@ export interface ForwardContext {
    * would fold repeated upstream headers such as `set-cookie`.
    */
   responseHeaders: string[];
+  /** CORS is the gateway's (`cors.ts`): the upstream's `Access-Control-*` headers are dropped. */
+  corsOwned?: boolean;
 }
 
 type Outcome = 'ok' | 'http_5xx' | 'connect_error' | 'timeout' | 'reset' | 'bad_response';
@@ -184,7 +187,7 @@ export class Forwarder {
         this.metrics.upstreamTries.inc(this.pool.name, member.name, 'ok');
         this.pool.reportSuccess(member);
       }
-      this.relay(r.res, r.preq, res, ctx.responseHeaders);
+      this.relay(r.res, r.preq, res, ctx.responseHeaders, ctx.corsOwned === true);
       return undefined;
     }
     const what = this.pool.name === 'node' ? 'node' : 'api replica';
@@ -250,12 +253,13 @@ export class Forwarder {
   }
 
   /** Streams the upstream answer to the client with the gateway's own headers (rate limits, request id). */
-  private relay(pres: IncomingMessage, preq: ClientRequest, res: ServerResponse, own: string[]): void {
+  private relay(pres: IncomingMessage, preq: ClientRequest, res: ServerResponse, own: string[], corsOwned: boolean): void {
     const raw = pres.rawHeaders;
     const out: string[] = [];
     for (let i = 0; i < raw.length; i += 2) {
       const lower = raw[i]!.toLowerCase();
       if (HOP_BY_HOP.has(lower) || (OWN_RESPONSE_HEADERS.has(lower) && setsHeader(own, lower))) continue;
+      if (corsOwned && isCorsHeader(lower)) continue;
       out.push(raw[i]!, raw[i + 1]!);
     }
     for (let i = 0; i < own.length; i++) out.push(own[i]!);

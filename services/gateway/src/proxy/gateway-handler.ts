@@ -8,6 +8,7 @@ import { limitHeaders } from '../rate-limit/headers';
 import { anonymousSubject, keySubject, type Limiter, type PolicyConfig, type Subject } from '../rate-limit/policy';
 import { checkTarget, isNodePath, matchRoute, type RouteSpec } from './allowlist';
 import { addressGroup, clientIp, type TrustProxy } from './client-ip';
+import { corsHeaders, preflightHeaders, type CorsPolicy } from './cors';
 import type { ForwardContext, ForwardRoute, Forwarder } from './forward';
 
 /** Paths the gateway answers itself (never proxied, never counted). */
@@ -22,6 +23,8 @@ export interface HandlerConfig {
   rosettaLimitedStatus: number;
   rosettaLimitedCode: number;
   accessLog: boolean;
+  /** Cross-origin access for browsers (`CORS_ALLOWED_ORIGINS`); undefined: off. */
+  cors?: CorsPolicy;
 }
 
 export interface HandlerDeps {
@@ -90,7 +93,11 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: HandlerDe
   const incomingId = req.headers['x-request-id'];
   const id = typeof incomingId === 'string' && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
   req.headers['x-request-id'] = id;
-  const ctx: ForwardContext = { tries: 0, responseHeaders: ['x-request-id', id] };
+  const ctx: ForwardContext = {
+    tries: 0,
+    responseHeaders: ['x-request-id', id, ...corsHeaders(config.cors, req.headers.origin)],
+    corsOwned: config.cors !== undefined,
+  };
   const ip = clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], config.trustProxy);
   const info: RequestLog = { target: 'gateway', ip };
   const url = req.url ?? '/';
@@ -123,6 +130,16 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: HandlerDe
       );
     }
   });
+
+  // 0. A browser's CORS preflight: answered here, before keys and limits (it never carries a key).
+  const preflight = preflightHeaders(config.cors, req);
+  if (preflight) {
+    res.statusCode = 204;
+    res.setHeader('x-request-id', id);
+    for (let i = 0; i < preflight.length; i += 2) res.setHeader(preflight[i]!, preflight[i + 1]!);
+    res.end();
+    return;
+  }
 
   // 1. Who: a key (which must be valid) or the client's address.
   let subject: Subject;
