@@ -17,6 +17,7 @@ import {
   newBlockBody,
   NodeEventBody,
   transferEvent,
+  minedTx,
 } from '../support/node-event-sender';
 
 /**
@@ -33,21 +34,6 @@ import {
 let nextNonce = 5_000_000n;
 /** A new token transfer (SENDER → RECIPIENT, 1000 µSTX) of its own txid. */
 const transfer = (): RawTx => transferWithNonce(nextNonce++);
-
-function minedTx(t: RawTx, txIndex: number) {
-  return {
-    txid: t.txid,
-    raw_tx: t.raw,
-    raw_result: '0x0703',
-    status: 'success',
-    tx_index: txIndex,
-    contract_abi: null,
-    execution_cost: { read_count: 0, read_length: 0, runtime: 0, write_count: 0, write_length: 0 },
-    microblock_hash: null,
-    microblock_sequence: null,
-    microblock_parent_hash: null,
-  };
-}
 
 /** A block as posted: its parent, its transactions in order and its events. */
 interface Block {

@@ -13,6 +13,7 @@ import {
   transferWithNonce,
   type BlockRef,
   type RawTx,
+  minedTx,
 } from '../support/node-event-sender';
 import { TestSystem } from '../support/test-system';
 
@@ -68,21 +69,6 @@ const FLIP_ROUNDS = 40;
 // The made-up phase: two branches from the epoch-3 tip overtaking each other
 
 let nextNonce = 7_000_000n;
-
-function minedTx(t: RawTx, txIndex: number) {
-  return {
-    txid: t.txid,
-    raw_tx: t.raw,
-    raw_result: '0x0703',
-    status: 'success',
-    tx_index: txIndex,
-    contract_abi: null,
-    execution_cost: { read_count: 0, read_length: 0, runtime: 0, write_count: 0, write_length: 0 },
-    microblock_hash: null,
-    microblock_sequence: null,
-    microblock_parent_hash: null,
-  };
-}
 
 /**
  * Branch A gets a block above the fork; then, round after round, the branch behind grows to one block above the one
@@ -1225,14 +1211,17 @@ describe('reads while the indexer writes (kafka bus)', () => {
     }
     await expectNoDeadLetterSince(sys, mark);
     const final = await sweep(run, endOf(phase).no);
-    console.log(`${phase}:\n${summary(run, [...pollers, final])}`);
+    // What each poller saw, and the seed that repeats the run (`READS_SEED`): in every failure message, and printed
+    // with READS_VERBOSE=1.
+    const report = `${phase}:\n${summary(run, [...pollers, final])}`;
+    if (process.env.READS_VERBOSE) console.log(report);
     // Every answer, while streaming and in the final sweep, was one of a state the chain went through.
-    expect(run.violations.slice(0, 40), `${run.violations.length} inconsistent answers`).toEqual([]);
-    expect(await checkHistories(sys, run), 'address histories against their definition').toEqual([]);
+    expect(run.violations.slice(0, 40), `${run.violations.length} inconsistent answers\n${report}`).toEqual([]);
+    expect(await checkHistories(sys, run), `address histories against their definition\n${report}`).toEqual([]);
     // Enough answers for the test to mean something.
     const total = pollers.reduce((n, p) => n + p.answers, 0);
-    expect(total, 'answers checked while the events streamed in').toBeGreaterThan(200);
-    for (const p of pollers) expect(p.answers, `answers of poller ${p.name}`).toBeGreaterThan(10);
+    expect(total, `answers checked while the events streamed in\n${report}`).toBeGreaterThan(200);
+    for (const p of pollers) expect(p.answers, `answers of poller ${p.name}\n${report}`).toBeGreaterThan(10);
     return pollers;
   }
 

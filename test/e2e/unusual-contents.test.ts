@@ -21,6 +21,8 @@ import {
   NodeEventBody,
   transferEvent,
   ZERO_HASH,
+  minedTx,
+  type NodeTxBody,
 } from '../support/node-event-sender';
 
 /**
@@ -155,35 +157,6 @@ interface ExecutionCost {
 }
 
 const NO_COST: ExecutionCost = { read_count: 0, read_length: 0, runtime: 0, write_count: 0, write_length: 0 };
-
-type NodeTxBody = {
-  txid: string;
-  raw_tx: string;
-  raw_result: string;
-  status: string;
-  tx_index: number;
-  execution_cost: ExecutionCost;
-  microblock_hash: string | null;
-  microblock_sequence: number | null;
-  microblock_parent_hash: string | null;
-} & Record<string, unknown>;
-
-/** A transaction entry of a `/new_block`, anchored, successful unless `extra` says otherwise. */
-function minedTx(t: RawTx, txIndex: number, extra: Record<string, unknown> = {}): NodeTxBody {
-  return {
-    txid: t.txid,
-    raw_tx: t.raw,
-    raw_result: '0x0703',
-    status: 'success',
-    tx_index: txIndex,
-    contract_abi: null,
-    execution_cost: NO_COST,
-    microblock_hash: null,
-    microblock_sequence: null,
-    microblock_parent_hash: null,
-    ...extra,
-  };
-}
 
 /** An event of `type` with its body, committed unless said otherwise. */
 function nodeEvent(
@@ -654,8 +627,8 @@ describe('node events with unusual contents', () => {
       };
       const block = makeBlock('nul text', await chainTip(sys), {
         txs: [
-          minedTx(deploy, 0, { contract_abi: abi }),
-          minedTx(failed, 1, {
+          minedTx(deploy, 0, undefined, { contract_abi: abi }),
+          minedTx(failed, 1, undefined, {
             status: 'abort_by_response',
             raw_result: `0x${cv.err(cv.uint(1n))}`,
             vm_error: 'illegal ascii string "a\u0000b"\n\u0000',
@@ -745,7 +718,13 @@ describe('node events with unusual contents', () => {
 
       const failed = transfer();
       const vmBlock = makeBlock('lone surrogate vm_error', await chainTip(sys), {
-        txs: [minedTx(failed, 0, { status: 'abort_by_response', raw_result: `0x${cv.err(cv.none)}`, vm_error: 'x\ud800y' })],
+        txs: [
+          minedTx(failed, 0, undefined, {
+            status: 'abort_by_response',
+            raw_result: `0x${cv.err(cv.none)}`,
+            vm_error: 'x\ud800y',
+          }),
+        ],
         extra: { future_field: 'lone \udbff' },
       });
       if ((await deadLettersOf('vm_error', ['/new_block', vmBlock.body])) === 0) {
@@ -755,7 +734,7 @@ describe('node events with unusual contents', () => {
       const deployer = signer('surrogate deployer');
       const deploy = buildTx({ origin: deployer, payload: payloads.smartContract('surrogates', '(print 1)', 2) });
       const abiBlock = makeBlock('lone surrogate abi', await chainTip(sys), {
-        txs: [minedTx(deploy, 0, { contract_abi: { functions: [], note: 'a\udc00b' } })],
+        txs: [minedTx(deploy, 0, undefined, { contract_abi: { functions: [], note: 'a\udc00b' } })],
       });
       if ((await deadLettersOf('contract_abi', ['/new_block', abiBlock.body])) === 0) {
         const row = (await sys.db('txs').where({ tx_id: deploy.txid }).first('contract_abi')) as { contract_abi: unknown };
@@ -766,7 +745,7 @@ describe('node events with unusual contents', () => {
       const holder = freshAddress('surrogate recipient');
       const opBlock = makeBlock('lone surrogate burnchain op', await chainTip(sys), {
         txs: [
-          minedTx({ txid: burnTxid, raw: '0x00' }, 0, {
+          minedTx({ txid: burnTxid, raw: '0x00' }, 0, undefined, {
             burnchain_op: {
               transfer_stx: {
                 sender: { address: SENDER, address_hash_bytes: `0x${decodeStacksAddress(SENDER).hash160}`, address_version: 26 },
@@ -808,7 +787,7 @@ describe('node events with unusual contents', () => {
         burn_block_hash: hashOf('lone surrogate stream burn'),
         burn_block_height: 1_000 + tip.block_height,
         burn_block_timestamp: 1_700_000_000 + tip.block_height,
-        transactions: [minedTx(streamed, 0, mb)],
+        transactions: [minedTx(streamed, 0, undefined, mb)],
         events: [{ ...transferEvent(streamed.txid, 0), future_field: '\ud83d' }],
       };
       if ((await deadLettersOf('microblock event', ['/new_microblocks', stream])) === 0) {
@@ -926,7 +905,7 @@ describe('node events with unusual contents', () => {
       const t = transfer();
       const [tokenTaker, stxTaker] = [freshAddress('failed ft recipient'), freshAddress('failed stx recipient')];
       const block = makeBlock('failed tx events', await chainTip(sys), {
-        txs: [minedTx(t, 0, { status: 'abort_by_response', raw_result: `0x${cv.err(cv.uint(3n))}` })],
+        txs: [minedTx(t, 0, undefined, { status: 'abort_by_response', raw_result: `0x${cv.err(cv.uint(3n))}` })],
         events: [
           nodeEvent(t.txid, 0, 'ft_transfer_event', {
             asset_identifier: `${SENDER}.t::t`,
@@ -968,7 +947,7 @@ describe('node events with unusual contents', () => {
       const tip = await chainTip(sys);
       const block = makeBlock('burn ops', tip, {
         txs: [
-          minedTx({ txid: transferTxid, raw: '0x00' }, 0, {
+          minedTx({ txid: transferTxid, raw: '0x00' }, 0, undefined, {
             burnchain_op: {
               transfer_stx: {
                 burn_block_height: 1_000 + tip.block_height + 1,
@@ -982,7 +961,7 @@ describe('node events with unusual contents', () => {
               },
             },
           }),
-          minedTx({ txid: stackTxid, raw: '0x00' }, 1, {
+          minedTx({ txid: stackTxid, raw: '0x00' }, 1, undefined, {
             burnchain_op: {
               stack_stx: {
                 auth_id: 42,
@@ -1142,7 +1121,7 @@ describe('node events with unusual contents', () => {
         ]),
       });
       const deployBlock = makeBlock('big abi deploy', await chainTip(sys), {
-        txs: [minedTx(deploy, 0, { contract_abi: undefined, contract_interface: abi })],
+        txs: [minedTx(deploy, 0, undefined, { contract_abi: undefined, contract_interface: abi })],
       });
       const callBlock = makeBlock('big abi call', deployBlock.ref, { txs: [minedTx(call, 0)] });
       await send(sys, ['/new_block', deployBlock.body], ['/new_block', callBlock.body]);
@@ -1334,7 +1313,7 @@ describe('node events with unusual contents', () => {
       const holder = freshAddress('unknown fields holder');
       const block = makeBlock('unknown fields', await chainTip(sys), {
         txs: [
-          minedTx(t, 0, {
+          minedTx(t, 0, undefined, {
             execution_cost: { ...NO_COST, runtime: 17, future_cost: 99 },
             post_condition_aborted: false,
             vm_error: null,

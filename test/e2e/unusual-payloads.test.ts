@@ -16,6 +16,7 @@ import {
   type MinerReward,
   NodeEventBody,
   transferEvent,
+  minedTx,
 } from '../support/node-event-sender';
 
 /**
@@ -39,34 +40,6 @@ interface Microblock {
   hash: string;
   sequence: number;
   parent: string;
-}
-
-interface NodeTxBody {
-  txid: string;
-  raw_tx: string;
-  raw_result: string;
-  status: string;
-  tx_index: number;
-  contract_abi: null;
-  execution_cost: { read_count: number; read_length: number; runtime: number; write_count: number; write_length: number };
-  microblock_hash: string | null;
-  microblock_sequence: number | null;
-  microblock_parent_hash: string | null;
-}
-
-function minedTx(t: Transfer, txIndex: number, micro?: Microblock): NodeTxBody {
-  return {
-    txid: t.txid,
-    raw_tx: t.raw,
-    raw_result: '0x0703',
-    status: 'success',
-    tx_index: txIndex,
-    contract_abi: null,
-    execution_cost: { read_count: 0, read_length: 0, runtime: 0, write_count: 0, write_length: 0 },
-    microblock_hash: micro?.hash ?? null,
-    microblock_sequence: micro?.sequence ?? null,
-    microblock_parent_hash: micro?.parent ?? null,
-  };
 }
 
 /** A `/new_microblocks` body: the stream `micro` built on `parent`, each microblock carrying its transactions. */

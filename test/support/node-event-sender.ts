@@ -82,6 +82,46 @@ export function transferEvent(txid: string, eventIndex: number, amount = '1000')
   };
 }
 
+/** A transaction entry of a `/new_block` (`transactions[]`), as the node sends it. */
+export type NodeTxBody = {
+  txid: string;
+  raw_tx: string;
+  raw_result: string;
+  status: string;
+  tx_index: number;
+  execution_cost: { read_count: number; read_length: number; runtime: number; write_count: number; write_length: number };
+  microblock_hash: string | null;
+  microblock_sequence: number | null;
+  microblock_parent_hash: string | null;
+} & Record<string, unknown>;
+
+/** A microblock a transaction was mined in: its hash, sequence and parent hash. */
+export interface MicroblockRef {
+  hash: string;
+  sequence: number;
+  parent: string;
+}
+
+/**
+ * A successful transaction entry at `txIndex`, anchored unless `micro` names its microblock; `extra` overrides or adds
+ * fields (a failed status, a contract ABI, unknown fields).
+ */
+export function minedTx(t: RawTx, txIndex: number, micro?: MicroblockRef, extra: Record<string, unknown> = {}): NodeTxBody {
+  return {
+    txid: t.txid,
+    raw_tx: t.raw,
+    raw_result: '0x0703',
+    status: 'success',
+    tx_index: txIndex,
+    contract_abi: null,
+    execution_cost: { read_count: 0, read_length: 0, runtime: 0, write_count: 0, write_length: 0 },
+    microblock_hash: micro?.hash ?? null,
+    microblock_sequence: micro?.sequence ?? null,
+    microblock_parent_hash: micro?.parent ?? null,
+    ...extra,
+  };
+}
+
 /** What a made-up `/new_block` carries beyond its place in the chain. */
 export interface NewBlockOptions {
   /** Its transactions, as the node sends them. */
