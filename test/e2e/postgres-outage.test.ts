@@ -1,8 +1,7 @@
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { freePort, startPostgres, type RunningPostgres } from '@bda/test-support';
+import { RestartablePostgres } from '@bda/test-support';
 import type { RecordedEvent } from '@bda/observer';
 import { replayEvents } from '../../scripts/lib/replay-events';
 import type { ServiceName } from '../../scripts/lib/service-process';
@@ -23,45 +22,6 @@ import { TestSystem } from '../support/test-system';
 const FIXTURE = 'mainnet-reorg-scenario1.tsv';
 /** How long PostgreSQL stays down (at least; the checks made meanwhile may stretch it). */
 const OUTAGE_MS = 4_000;
-
-/** A PostgreSQL of this file's own that can be stopped and started again: same data directory, same port. */
-class RestartablePostgres {
-  private running?: RunningPostgres;
-  private constructor(
-    readonly dataDir: string,
-    readonly port: number,
-  ) {}
-
-  static async create(): Promise<RestartablePostgres> {
-    const server = new RestartablePostgres(
-      join(import.meta.dirname, '..', '..', '.tmp', `pg-outage-${process.pid}`),
-      await freePort(),
-    );
-    await server.start(true);
-    return server;
-  }
-
-  get url(): string {
-    return `postgres://postgres:postgres@127.0.0.1:${this.port}/postgres`;
-  }
-
-  async start(fresh = false): Promise<void> {
-    if (this.running) return;
-    this.running = await startPostgres({ dataDir: this.dataDir, port: this.port, fresh });
-  }
-
-  /** A fast shutdown: every connection is terminated, then the server exits. */
-  async stop(): Promise<void> {
-    const running = this.running;
-    this.running = undefined;
-    await running?.stop();
-  }
-
-  async remove(): Promise<void> {
-    await this.stop();
-    rmSync(this.dataDir, { recursive: true, force: true });
-  }
-}
 
 interface Deferred {
   promise: Promise<void>;
@@ -314,7 +274,7 @@ async function waitForLockWaiters(sys: TestSystem, pattern: string, n: number): 
 
 let server: RestartablePostgres;
 beforeAll(async () => {
-  server = await RestartablePostgres.create();
+  server = await RestartablePostgres.create(join(import.meta.dirname, '..', '..', '.tmp', `pg-outage-${process.pid}`));
 });
 afterAll(async () => {
   await server?.remove();

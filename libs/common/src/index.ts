@@ -11,3 +11,4 @@ export * from './cluster-metrics';
 export * from './cluster-primary';
 export * from './parse-json-exact';
 export * from './with-timeout';
+export * from './knex-log';

@@ -1,5 +1,6 @@
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
+import { knexLog, type KnexLogger } from '@bda/common';
 
 // Return int8 / numeric as strings (exact); never let pg turn them into JS numbers.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => v);
@@ -13,6 +14,8 @@ export interface CreateDbOptions {
   applicationName?: string;
   /** Statement timeout in ms (api: bounded; indexer: none). */
   statementTimeoutMs?: number;
+  /** Where knex's own warnings go, as JSON lines (`knexLog`); without one, knex writes them to the console. */
+  logger?: KnexLogger;
 }
 
 /** A knex instance on PostgreSQL with exact numeric handling. */
@@ -26,6 +29,7 @@ export function createDb(opts: CreateDbOptions): Knex {
     },
     pool: { min: 0, max: opts.maxConnections ?? 10 },
     acquireConnectionTimeout: 10_000,
+    ...(opts.logger ? { log: knexLog(opts.logger) } : {}),
   });
 }
 

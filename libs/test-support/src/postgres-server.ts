@@ -87,3 +87,45 @@ function postgresUserIds(): { uid: number; gid: number } {
   const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
   return { uid, gid };
 }
+
+/**
+ * A PostgreSQL of a test's own that can be stopped and started again on the same data directory and port, for
+ * outage tests (the shared test server must never be stopped: other files use it).
+ */
+export class RestartablePostgres {
+  private running?: RunningPostgres;
+  private constructor(
+    readonly dataDir: string,
+    readonly port: number,
+    private readonly settings: Record<string, string> | undefined,
+  ) {}
+
+  /** A fresh server under `dataDir`, on a port taken once and kept across restarts. */
+  static async create(dataDir: string, settings?: Record<string, string>): Promise<RestartablePostgres> {
+    const server = new RestartablePostgres(dataDir, await freePort(), settings);
+    await server.start(true);
+    return server;
+  }
+
+  get url(): string {
+    return `postgres://postgres:postgres@127.0.0.1:${this.port}/postgres`;
+  }
+
+  async start(fresh = false): Promise<void> {
+    if (this.running) return;
+    this.running = await startPostgres({ dataDir: this.dataDir, port: this.port, fresh, settings: this.settings });
+  }
+
+  /** A fast shutdown: every connection is terminated, then the server exits. */
+  async stop(): Promise<void> {
+    const running = this.running;
+    this.running = undefined;
+    await running?.stop();
+  }
+
+  /** Stops the server and deletes its data directory. */
+  async remove(): Promise<void> {
+    await this.stop();
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}

@@ -30,6 +30,7 @@ async function serve(mode: 'single' | 'worker'): Promise<void> {
     maxConnections: env.API_DB_POOL,
     applicationName: 'bda-api',
     statementTimeoutMs: env.API_STATEMENT_TIMEOUT_MS,
+    logger,
   });
   const runesDb = createRunesDb({
     connectionString: env.DATABASE_URL,

@@ -14,7 +14,7 @@ const env = loadEnv();
 const logger = createLogger('gateway', env.LOG_LEVEL);
 
 async function migrate(): Promise<void> {
-  const db = createDb(env.DATABASE_URL, 1);
+  const db = createDb(env.DATABASE_URL, 1, logger);
   try {
     const applied = await migrateToLatest(db, env.DATABASE_URL);
     if (applied.length > 0) logger.info({ applied }, 'gateway migrations applied');

@@ -45,7 +45,7 @@ export async function startGateway(env: GatewayEnv, logger: Logger, mode: 'singl
   const shutdown = new ShutdownRegistry(logger);
   shutdown.register('database', 'access log', () => accessDest.flushSync());
 
-  const db: Knex = createDb(env.DATABASE_URL, env.DATABASE_POOL_MAX);
+  const db: Knex = createDb(env.DATABASE_URL, env.DATABASE_POOL_MAX, logger);
   shutdown.register('database', 'postgres', () => db.destroy());
   const keys = new KeyStore(db, { cacheTtlMs: env.KEY_CACHE_TTL_MS, pollMs: env.KEY_REVOCATION_POLL_MS }, logger, metrics);
   await keys.start();

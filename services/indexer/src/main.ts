@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   const shutdown = new ShutdownRegistry(logger);
   shutdown.installSignalHandlers();
   const metrics = createMetricsRegistry('indexer');
-  const db = createDb({ connectionString: env.DATABASE_URL, applicationName: 'indexer', maxConnections: 5 });
+  const db = createDb({ connectionString: env.DATABASE_URL, applicationName: 'indexer', maxConnections: 5, logger });
   await migrateLatest(db);
   const bus = createBus({
     kafkaBrokers: env.KAFKA_BROKERS,

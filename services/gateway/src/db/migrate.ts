@@ -1,5 +1,6 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
+import { knexLog, type KnexLogger } from '@bda/common';
 import * as m001 from './migrations/001_create_api_keys';
 import * as m002 from './migrations/002_create_api_key_version';
 
@@ -28,12 +29,13 @@ export const migrationConfig: Knex.MigratorConfig = {
   migrationSource,
 };
 
-export function createDb(databaseUrl: string, poolMax = 4): Knex {
+export function createDb(databaseUrl: string, poolMax = 4, logger?: KnexLogger): Knex {
   return knexFactory({
     client: 'pg',
     connection: databaseUrl,
     pool: { min: 0, max: poolMax },
     acquireConnectionTimeout: 10_000,
+    ...(logger ? { log: knexLog(logger) } : {}),
   });
 }
 
