@@ -47,6 +47,22 @@ describe('corsHeaders and preflightHeaders', () => {
     expect(answer).toEqual(expect.arrayContaining(['access-control-allow-methods', 'access-control-max-age']));
   });
 
+  it('allows the headers a preflight asks for when it names them well, else the usual ones', () => {
+    const ask = (headers?: string) =>
+      preflightHeaders(
+        listed,
+        req('OPTIONS', {
+          origin: 'https://a.example',
+          'access-control-request-method': 'GET',
+          ...(headers === undefined ? {} : { 'access-control-request-headers': headers }),
+        }),
+      )!;
+    const allowed = (answer: string[]) => answer[answer.indexOf('access-control-allow-headers') + 1];
+    expect(allowed(ask('X-Api-Key, Authorization'))).toBe('x-api-key, authorization');
+    expect(allowed(ask())).toContain('x-api-key');
+    expect(allowed(ask('bad header\r\nx: y'))).toContain('x-api-key');
+  });
+
   it('owns every Access-Control header of an upstream answer', () => {
     expect(isCorsHeader('access-control-allow-origin')).toBe(true);
     expect(isCorsHeader('access-control-allow-credentials')).toBe(true);

@@ -39,6 +39,8 @@ const EXPOSED = 'x-request-id, ratelimit-policy, ratelimit, ratelimit-limit, rat
 /** What a preflight may ask to send. */
 const ALLOWED_METHODS = 'GET, HEAD, POST, OPTIONS';
 const ALLOWED_HEADERS = 'content-type, x-api-key, x-request-id, accept, cache-control, if-none-match';
+/** A list of header names as a preflight asks for them (`Access-Control-Request-Headers`). */
+const HEADER_LIST = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+(\s*,\s*[A-Za-z0-9!#$%&'*+.^_`|~-]+)*$/;
 /** How long a browser may cache a preflight's answer (seconds). */
 const PREFLIGHT_MAX_AGE = '86400';
 
@@ -65,7 +67,7 @@ export function preflightHeaders(policy: CorsPolicy, req: IncomingMessage): stri
     'access-control-allow-methods',
     ALLOWED_METHODS,
     'access-control-allow-headers',
-    ALLOWED_HEADERS,
+    requestedHeaders(req.headers['access-control-request-headers']),
     'access-control-max-age',
     PREFLIGHT_MAX_AGE,
   ];
@@ -78,4 +80,13 @@ export function preflightHeaders(policy: CorsPolicy, req: IncomingMessage): stri
  */
 export function isCorsHeader(lowerName: string): boolean {
   return lowerName.startsWith('access-control-');
+}
+
+/**
+ * The headers a preflight may send: those it asks for, when it names them well (any header: the gateway forwards what
+ * the api and nodes read, and a key or limit never depends on a header a browser adds), else the ones clients use.
+ */
+function requestedHeaders(asked: string | undefined): string {
+  const list = asked?.trim();
+  return list && list.length <= 1024 && HEADER_LIST.test(list) ? list.toLowerCase() : ALLOWED_HEADERS;
 }
