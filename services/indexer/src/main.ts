@@ -15,6 +15,7 @@ import { createDb, isDbReachable, migrateLatest } from '@bda/db';
 import { loadIndexerEnv } from './env';
 import { Indexer } from './indexer';
 import { registerIndexerGauges } from './indexer-gauges';
+import { loadColumnTypes } from './sql';
 
 /** Entry point: migrations, bus consumers, a health/metrics server, ordered shutdown. */
 async function main(): Promise<void> {
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
   const metrics = createMetricsRegistry('indexer');
   const db = createDb({ connectionString: env.DATABASE_URL, applicationName: 'indexer', maxConnections: 5, logger });
   await migrateLatest(db);
+  await loadColumnTypes(db);
   const bus = createBus({
     kafkaBrokers: env.KAFKA_BROKERS,
     databaseUrl: env.BUS_DATABASE_URL ?? env.DATABASE_URL,

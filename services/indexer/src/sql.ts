@@ -76,6 +76,28 @@ export async function columnTypesOf(trx: Knex.Transaction, table: string): Promi
   return types;
 }
 
+/**
+ * Reads the column types of every table of the current schema in one query, at start-up: the first block after a
+ * restart then waits on no catalog reads (one round trip per table it writes, on a fresh backend), and a schema the
+ * indexer cannot read fails the start instead of the first record. Answers the number of tables read.
+ */
+export async function loadColumnTypes(db: Knex): Promise<number> {
+  const { rows } = (await db.raw(
+    `SELECT c.relname AS "table", a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type, a.atttypid::int AS oid
+       FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+      WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p')
+        AND a.attnum > 0 AND NOT a.attisdropped`,
+  )) as { rows: Array<{ table: string; name: string; type: string; oid: number }> };
+  const byTable = new Map<string, Map<string, ColumnType>>();
+  for (const r of rows) {
+    let types = byTable.get(r.table);
+    if (!types) byTable.set(r.table, (types = new Map()));
+    types.set(r.name, { type: r.type, oid: r.oid });
+  }
+  for (const [table, types] of byTable) columnTypes.set(table, types);
+  return byTable.size;
+}
+
 /** The column types of `table` if they were read already (`columnTypesOf`), for work done without a connection. */
 export function knownColumnTypes(table: string): ColumnTypes | undefined {
   return columnTypes.get(table);

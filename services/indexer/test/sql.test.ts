@@ -2,7 +2,16 @@ import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDb } from '@bda/db';
 import { createTestDatabase } from '@bda/test-support';
-import { buildUnnestInsert, columnTypesOf, runPrepared, unnestInsert, withConstants, WriteBatch } from '../src/sql';
+import {
+  buildUnnestInsert,
+  columnTypesOf,
+  knownColumnTypes,
+  loadColumnTypes,
+  runPrepared,
+  unnestInsert,
+  withConstants,
+  WriteBatch,
+} from '../src/sql';
 
 describe('WriteBatch', () => {
   let db: Knex;
@@ -277,5 +286,39 @@ describe('unnestInsert', () => {
     await expect(db.transaction(async (trx) => unnestInsert(trx, 'un_rows', [{ id: 'x', nope: 1 }]))).rejects.toThrow(
       'un_rows has no column nope',
     );
+  });
+});
+
+describe('loadColumnTypes', () => {
+  let db: Knex;
+
+  beforeAll(async () => {
+    db = createDb({ connectionString: await createTestDatabase(inject('databaseUrl'), 'coltypes'), maxConnections: 1 });
+    await db.schema.createTable('lc_rows', (t) => {
+      t.text('id').primary();
+      t.bigInteger('big');
+      t.decimal('amount', 39, 0);
+      t.jsonb('doc');
+      t.string('short', 16);
+    });
+  });
+
+  afterAll(async () => {
+    await db.destroy();
+  });
+
+  it('reads every table of the schema in one query, so that no later write waits on the catalog', async () => {
+    expect(knownColumnTypes('lc_rows')).toBeUndefined();
+    expect(await loadColumnTypes(db)).toBeGreaterThanOrEqual(1);
+    const types = knownColumnTypes('lc_rows')!;
+    expect(Object.fromEntries(types)).toEqual({
+      id: { type: 'text', oid: 25 },
+      big: { type: 'bigint', oid: 20 },
+      amount: { type: 'numeric(39,0)', oid: 1700 },
+      doc: { type: 'jsonb', oid: 3802 },
+      short: { type: 'character varying(16)', oid: 1043 },
+    });
+    // What a write asks for later is what the catalog says, taken from memory.
+    await db.transaction(async (trx) => expect(await columnTypesOf(trx, 'lc_rows')).toBe(types));
   });
 });
