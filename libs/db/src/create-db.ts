@@ -10,6 +10,14 @@ export interface CreateDbOptions {
   connectionString: string;
   /** Pool size. */
   maxConnections?: number;
+  /**
+   * Connections kept open however long they idle (default 0). A new connection costs a backend start and loses the
+   * session's prepared statements and catalog caches: the indexer keeps one, so a block after a quiet spell (ten
+   * minutes between Stacks 2.x blocks) does not pay for them.
+   */
+  minConnections?: number;
+  /** How long a connection beyond `minConnections` may idle before it is closed (default 30 s). */
+  idleTimeoutMs?: number;
   /** Application name shown in pg_stat_activity. */
   applicationName?: string;
   /** Statement timeout in ms (api: bounded; indexer: none). */
@@ -27,7 +35,7 @@ export function createDb(opts: CreateDbOptions): Knex {
       application_name: opts.applicationName,
       statement_timeout: opts.statementTimeoutMs,
     },
-    pool: { min: 0, max: opts.maxConnections ?? 10 },
+    pool: { min: opts.minConnections ?? 0, max: opts.maxConnections ?? 10, idleTimeoutMillis: opts.idleTimeoutMs ?? 30_000 },
     acquireConnectionTimeout: 10_000,
     ...(opts.logger ? { log: knexLog(opts.logger) } : {}),
   });

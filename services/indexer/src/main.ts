@@ -24,7 +24,14 @@ async function main(): Promise<void> {
   const shutdown = new ShutdownRegistry(logger);
   shutdown.installSignalHandlers();
   const metrics = createMetricsRegistry('indexer');
-  const db = createDb({ connectionString: env.DATABASE_URL, applicationName: 'indexer', maxConnections: 5, logger });
+  const db = createDb({
+    connectionString: env.DATABASE_URL,
+    applicationName: 'indexer',
+    maxConnections: 5,
+    // The connection the applier writes on stays open between blocks, with its prepared statements.
+    minConnections: 1,
+    logger,
+  });
   await migrateLatest(db);
   await loadColumnTypes(db);
   const bus = createBus({
