@@ -14,7 +14,7 @@ import type { RouteContext } from './routes/context';
 import { docsRouter } from './routes/docs';
 import { statusRouter } from './routes/status';
 import { transactionsRouter } from './routes/transactions';
-import { methodNotAllowed } from './method-not-allowed';
+import { methodNotAllowed, namedDecodeErrors } from './method-not-allowed';
 import { expressRouter, type GetRoute, plainRoutes } from './plain-routes';
 import { knexRunesDb, runesRoutes, type RunesDb } from './runes';
 import { SERVER_VERSION } from './version';
@@ -125,6 +125,7 @@ function createApp(deps: ApiDeps, duration: DurationHistogram, runes: GetRoute[]
   app.use(expressRouter(runes));
   app.use(methodNotAllowed(document));
   app.use(notFoundHandler());
+  app.use(namedDecodeErrors(document));
   app.use(dbErrorMiddleware(deps.logger));
   app.use(errorMiddleware(deps.logger));
   return app;

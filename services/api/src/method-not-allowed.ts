@@ -1,34 +1,51 @@
-import type { RequestHandler } from 'express';
-import { sendError } from '@bda/common';
-import { listOperations, type JsonObject } from './openapi';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { InputError, sendError } from '@bda/common';
+import type { JsonObject } from './openapi';
+import { echo } from './params';
+import { matchPath, pathTemplates, undecodableParamMessage } from './path-templates';
 
 /**
  * 405 with `Allow` for a request whose path is one of the document's but whose method is not (a `POST /extended`),
  * where it would otherwise fall through to the 404 of an unknown route. Placed after every route.
  */
 export function methodNotAllowed(document: JsonObject): RequestHandler {
-  const allowed = new Map<string, Set<string>>();
-  for (const { method, path } of listOperations(document)) {
-    const methods = allowed.get(path) ?? new Set<string>();
-    methods.add(method.toUpperCase());
-    if (method === 'get') methods.add('HEAD');
-    allowed.set(path, methods);
-  }
-  const routes = [...allowed].map(([path, methods]) => ({ pattern: templatePattern(path), allow: [...methods].join(', ') }));
+  const templates = pathTemplates(document);
   return (req, res, next) => {
-    const route = routes.find((r) => r.pattern.test(req.path));
-    if (!route) {
+    const match = matchPath(templates, req.path);
+    if (!match) {
       next();
       return;
     }
-    sendError(res, 405, 'method_not_allowed', `${req.method} is not allowed on ${req.path}; allowed: ${route.allow}`, {
-      Allow: route.allow,
+    const allow = match.template.methods.join(', ');
+    sendError(res, 405, 'method_not_allowed', `${req.method} is not allowed on ${req.path}; allowed: ${allow}`, {
+      Allow: allow,
     });
   };
 }
 
-/** `/extended/v1/tx/{tx_id}` → a pattern where each `{name}` is one path segment. */
-function templatePattern(template: string): RegExp {
-  const parts = template.split(/\{[^}]+\}/).map((literal) => literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${parts.join('[^/]+')}/?$`);
+/**
+ * Express refuses a path parameter that is not valid percent-encoding with "Failed to decode param '…'", which does
+ * not say which parameter. This names it, from the document's template of the path.
+ */
+export function namedDecodeErrors(document: JsonObject): ErrorRequestHandler {
+  const templates = pathTemplates(document);
+  return (err, req, _res, next) => {
+    const e = err as { status?: number; message?: string } | null;
+    if (e?.status !== 400 || !e.message?.startsWith('Failed to decode param')) {
+      next(err);
+      return;
+    }
+    const match = matchPath(templates, req.path);
+    const bad = Object.entries(match?.values ?? {}).find(([, raw]) => !decodes(raw));
+    next(bad ? new InputError(undecodableParamMessage(bad[0], bad[1], echo)) : err);
+  };
+}
+
+function decodes(raw: string): boolean {
+  try {
+    decodeURIComponent(raw);
+    return true;
+  } catch {
+    return false;
+  }
 }

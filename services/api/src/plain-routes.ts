@@ -20,6 +20,8 @@ import type { Logger } from 'pino';
 import type { Histogram } from 'prom-client';
 import { AppError, type ErrorResponse, resolveRequestId } from '@bda/common';
 import { translateDbError } from './db-errors';
+import { echo } from './params';
+import { undecodableParamMessage } from './path-templates';
 
 export interface GetRoute {
   /** Express path: literal segments and `:name` parameters; also the `route` label of the duration histogram. */
@@ -122,7 +124,7 @@ function serve(
   let answer: Promise<string>;
   try {
     const params: Record<string, string> = {};
-    for (let i = 0; i < c.names.length; i++) params[c.names[i]!] = decodeParam(m[i + 1]!);
+    for (let i = 0; i < c.names.length; i++) params[c.names[i]!] = decodeParam(c.names[i]!, m[i + 1]!);
     answer = c.route.handle(params, parseQuery(search));
   } catch (err) {
     answer = Promise.reject(err);
@@ -133,13 +135,13 @@ function serve(
   );
 }
 
-/** As express decodes a path parameter. */
-function decodeParam(value: string): string {
+/** As express decodes a path parameter; an undecodable one is refused by name, as on the express routes. */
+function decodeParam(name: string, value: string): string {
   if (value.indexOf('%') === -1) return value;
   try {
     return decodeURIComponent(value);
   } catch {
-    throw new ParamDecodeError(`Failed to decode param '${value}'`);
+    throw new ParamDecodeError(undecodableParamMessage(name, value, echo));
   }
 }
 

@@ -287,8 +287,6 @@ function pathCases(op: Operation): Case[] {
       if (schemaAccepts(p.schema, m.raw)) continue;
       const ok404 = ACCEPTABLE_404.some((a) => a.param === p.name && a.label === m.label);
       const names = [word(p.name)];
-      // Express and the plain path say "Failed to decode param '…'": the problem, if not the parameter's name.
-      if (decode(m.raw) === undefined) names.push(/decode/i);
       out.push({
         name: `answers ${ok404 ? '400 or 404' : '400'} naming ${p.name} when path parameter ${p.name} is ${m.label} on ${op.key}`,
         op,
