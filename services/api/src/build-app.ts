@@ -15,6 +15,7 @@ import { docsRouter } from './routes/docs';
 import { statusRouter } from './routes/status';
 import { transactionsRouter } from './routes/transactions';
 import { methodNotAllowed, namedDecodeErrors } from './method-not-allowed';
+import { pathTemplates } from './path-templates';
 import { expressRouter, type GetRoute, plainRoutes } from './plain-routes';
 import { knexRunesDb, runesRoutes, type RunesDb } from './runes';
 import { SERVER_VERSION } from './version';
@@ -123,9 +124,11 @@ function createApp(deps: ApiDeps, duration: DurationHistogram, runes: GetRoute[]
   app.use(transactionsRouter(ctx));
   app.use(addressRouter(ctx));
   app.use(expressRouter(runes));
-  app.use(methodNotAllowed(document));
+  // The documented paths, for a method they do not take and for naming an undecodable parameter.
+  const templates = pathTemplates(document);
+  app.use(methodNotAllowed(templates));
   app.use(notFoundHandler());
-  app.use(namedDecodeErrors(document));
+  app.use(namedDecodeErrors(templates));
   app.use(dbErrorMiddleware(deps.logger));
   app.use(errorMiddleware(deps.logger));
   return app;

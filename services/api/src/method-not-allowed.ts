@@ -1,15 +1,12 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { InputError, sendError } from '@bda/common';
-import type { JsonObject } from './openapi';
-import { echo } from './params';
-import { matchPath, pathTemplates, undecodableParamMessage } from './path-templates';
+import { matchPath, type PathTemplate, undecodableParamMessage } from './path-templates';
 
 /**
  * 405 with `Allow` for a request whose path is one of the document's but whose method is not (a `POST /extended`),
  * where it would otherwise fall through to the 404 of an unknown route. Placed after every route.
  */
-export function methodNotAllowed(document: JsonObject): RequestHandler {
-  const templates = pathTemplates(document);
+export function methodNotAllowed(templates: readonly PathTemplate[]): RequestHandler {
   return (req, res, next) => {
     const match = matchPath(templates, req.path);
     if (!match) {
@@ -27,8 +24,7 @@ export function methodNotAllowed(document: JsonObject): RequestHandler {
  * Express refuses a path parameter that is not valid percent-encoding with "Failed to decode param '…'", which does
  * not say which parameter. This names it, from the document's template of the path.
  */
-export function namedDecodeErrors(document: JsonObject): ErrorRequestHandler {
-  const templates = pathTemplates(document);
+export function namedDecodeErrors(templates: readonly PathTemplate[]): ErrorRequestHandler {
   return (err, req, _res, next) => {
     const e = err as { status?: number; message?: string } | null;
     if (e?.status !== 400 || !e.message?.startsWith('Failed to decode param')) {
@@ -37,7 +33,7 @@ export function namedDecodeErrors(document: JsonObject): ErrorRequestHandler {
     }
     const match = matchPath(templates, req.path);
     const bad = Object.entries(match?.values ?? {}).find(([, raw]) => !decodes(raw));
-    next(bad ? new InputError(undecodableParamMessage(bad[0], bad[1], echo)) : err);
+    next(bad ? new InputError(undecodableParamMessage(bad[0], bad[1])) : err);
   };
 }
 

@@ -1,4 +1,5 @@
 import { listOperations, type JsonObject } from './openapi';
+import { echo } from './params';
 
 /** A documented path: its template, a pattern capturing each `{name}` segment, and the methods it takes. */
 export interface PathTemplate {
@@ -40,6 +41,6 @@ export function matchPath(
 }
 
 /** The message for a path parameter that is not valid percent-encoding, naming it. */
-export function undecodableParamMessage(name: string, raw: string, echo: (raw: string) => string): string {
+export function undecodableParamMessage(name: string, raw: string): string {
   return `${name}: not valid percent-encoding, got ${echo(raw)}`;
 }

@@ -20,7 +20,6 @@ import type { Logger } from 'pino';
 import type { Histogram } from 'prom-client';
 import { AppError, type ErrorResponse, resolveRequestId } from '@bda/common';
 import { translateDbError } from './db-errors';
-import { echo } from './params';
 import { undecodableParamMessage } from './path-templates';
 
 export interface GetRoute {
@@ -141,7 +140,7 @@ function decodeParam(name: string, value: string): string {
   try {
     return decodeURIComponent(value);
   } catch {
-    throw new ParamDecodeError(undecodableParamMessage(name, value, echo));
+    throw new ParamDecodeError(undecodableParamMessage(name, value));
   }
 }
 

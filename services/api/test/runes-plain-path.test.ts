@@ -17,6 +17,7 @@ import { seedLedger } from './runes-seed';
 import { DEFAULT_PAGE_LIMITS } from '../src/env';
 import { methodNotAllowed, namedDecodeErrors } from '../src/method-not-allowed';
 import { bundleOpenApi, loadSchemaSources } from '../src/openapi';
+import { pathTemplates } from '../src/path-templates';
 import { startApi, type ApiHarness } from './support/api-harness';
 
 const H0 = `0x${'b0'.repeat(32)}`;
@@ -72,10 +73,10 @@ describe('/runes/v1 on the plain path', () => {
     const runes = createRunesDb({ connectionString: api.databaseUrl, max: 2 });
     app.use(runesRouter({ db: runes }));
     // As the api app ends (build-app.ts): 405 for documented paths, undecodable parameters named.
-    const document = bundleOpenApi(loadSchemaSources(), DEFAULT_PAGE_LIMITS);
-    app.use(methodNotAllowed(document));
+    const templates = pathTemplates(bundleOpenApi(loadSchemaSources(), DEFAULT_PAGE_LIMITS));
+    app.use(methodNotAllowed(templates));
     app.use(notFoundHandler());
-    app.use(namedDecodeErrors(document));
+    app.use(namedDecodeErrors(templates));
     app.use(errorMiddleware(createLogger('t', 'silent')));
     const { server, port } = await listen(app, 0, '127.0.0.1');
     viaExpress = `http://127.0.0.1:${port}`;

@@ -5,6 +5,8 @@ describe('isRetriable', () => {
   it('retries a lost connection, a shutdown and a serialization failure', () => {
     for (const code of ['08006', '08003', '57P01', '53300', '40001', '40P01', 'ECONNRESET'])
       expect(isRetriable({ code }), code).toBe(true);
+    // node-postgres names a connection that ended mid-query by its message alone.
+    expect(isRetriable(new Error('Connection terminated unexpectedly'))).toBe(true);
   });
 
   it('does not retry a protocol violation: it comes from the statement, which would fail the same way forever', () => {

@@ -5,12 +5,11 @@ import { isConnectionFailure } from '@bda/db';
  * serialization conflict) or is about the message itself (it goes to the dead letters).
  */
 export function isRetriable(err: unknown): boolean {
+  // Connection trouble, as the api also judges it (a protocol violation, 08P01, is the statement's own fault: retrying
+  // it would wedge the stream on that message forever).
   if (isConnectionFailure(err)) return true;
   const code = (err as { code?: string } | null)?.code ?? '';
-  // A protocol violation (08P01) comes from the statement itself (e.g. more than 65,535 bind parameters): retrying
-  // it would wedge the stream on that message forever.
-  if (code === '08P01') return false;
-  if (/^(08|53|57P|58)/.test(code)) return true; // connection, resources, shutdown, system
+  if (/^(53|57P|58)/.test(code)) return true; // insufficient resources, operator intervention, system error
   return code === '40001' || code === '40P01'; // serialization failure, deadlock
 }
 
