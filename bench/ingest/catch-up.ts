@@ -15,6 +15,7 @@ import { TestSystem } from '../../test/support/test-system';
 import { fixtureTransferPool, generateChain } from './generate-chain';
 import { useBuiltServices } from './built-services';
 import { cpuMs } from './proc-cpu';
+import { removeBenchDir } from './bench-dir';
 
 const { values } = parseArgs({
   options: {
@@ -100,4 +101,5 @@ try {
 } finally {
   await kafka?.stop();
   await pg.stop();
+  removeBenchDir(tmp);
 }

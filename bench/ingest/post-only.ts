@@ -16,6 +16,7 @@ import { loadFixture } from '../../test/support/fixtures';
 import { TestSystem } from '../../test/support/test-system';
 import { FIXTURE_FILES } from './generate-chain';
 import { warmBroker } from './warm-broker';
+import { removeBenchDir } from './bench-dir';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -65,6 +66,7 @@ async function main(): Promise<void> {
   } finally {
     await kafka.stop();
     await pg.stop();
+    removeBenchDir(tmp);
   }
 }
 

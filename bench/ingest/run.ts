@@ -22,6 +22,7 @@ import { FIXTURE_FILES, fixtureTransferPool, generateChain } from './generate-ch
 import { useBuiltServices } from './built-services';
 import { cpuMs, procStat } from './proc-cpu';
 import { warmBroker } from './warm-broker';
+import { removeBenchDir } from './bench-dir';
 
 /** The reference API's importer on this kind of machine (issue #2). */
 const REFERENCE = {
@@ -293,6 +294,7 @@ async function main(): Promise<void> {
   } finally {
     await kafka?.stop();
     await pg.stop();
+    removeBenchDir(tmp);
   }
 }
 

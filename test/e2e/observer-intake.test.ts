@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startKafka, type RunningKafka } from '@bda/test-support';
@@ -108,11 +109,9 @@ describe('the observer under malformed input', () => {
 describe('the observer while Kafka is down', () => {
   let kafka: RunningKafka;
   let sys: TestSystem;
+  const dataDir = join(import.meta.dirname, '..', '..', '.tmp', `kafka-outage-${process.pid}`);
   beforeAll(async () => {
-    kafka = await startKafka({
-      dataDir: join(import.meta.dirname, '..', '..', '.tmp', `kafka-outage-${process.pid}`),
-      fresh: true,
-    });
+    kafka = await startKafka({ dataDir, fresh: true });
     sys = await TestSystem.start({
       bus: 'kafka',
       serverUrl: inject('databaseUrl'),
@@ -123,6 +122,7 @@ describe('the observer while Kafka is down', () => {
   afterAll(async () => {
     await sys?.stop();
     await kafka?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('answers 503 while the broker is stopped, and loses nothing once it is back', { timeout: 300_000 }, async () => {

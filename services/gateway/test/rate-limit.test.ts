@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestDatabase, freePort, startRedis, type RunningRedis } from '@bda/test-support';
@@ -215,6 +216,7 @@ describe('rate limits', () => {
     } finally {
       await gw.stop();
       await redis.stop();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 
