@@ -48,14 +48,34 @@ interface Result {
   cpuMsPerBlock: number;
 }
 
-/** CPU ms of every process on the machine, by pid, with its name (for BENCH_DEBUG's breakdown). */
+/**
+ * CPU ms of every process on the machine, by pid, with its name (for BENCH_DEBUG's breakdown). PostgreSQL's processes
+ * are named by their role (`postgres:backend`, `postgres:walwriter`, `postgres:autovacuum worker`, …), and the
+ * postmaster also counts what its exited children (short-lived autovacuum workers) spent.
+ */
 function allCpu(): Map<number, { name: string; ms: number; sys: number }> {
   const out = new Map<number, { name: string; ms: number; sys: number }>();
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
-      const { name, user, sys } = procStat(Number(d));
-      out.set(Number(d), { name, ms: user + sys, sys });
+      const pid = Number(d);
+      const { name, user, sys } = procStat(pid);
+      if (name !== 'postgres') {
+        out.set(pid, { name, ms: user + sys, sys });
+        continue;
+      }
+      const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+      if (title.startsWith('postgres: ')) {
+        const role = title.slice('postgres: '.length);
+        // A backend's title is `user database host(port) state`; the others name their role.
+        const key = /^\S+ \S+ \S+\(\d+\)/.test(role) ? 'backend' : role.split(' ').slice(0, 2).join(' ');
+        out.set(pid, { name: `postgres:${key}`, ms: user + sys, sys });
+      } else {
+        // The postmaster, with what its exited children (autovacuum workers) spent: its cutime and cstime.
+        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+        const [cuser, csys] = [Number(fields[13]) * 10, Number(fields[14]) * 10];
+        out.set(pid, { name: 'postgres:postmaster+exited', ms: user + sys + cuser + csys, sys: sys + csys });
+      }
     } catch {
       // gone
     }

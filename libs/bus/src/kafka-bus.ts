@@ -92,7 +92,7 @@ export class BusMessageRejectedError extends Error {
   }
 }
 
-const DEFAULT_MAX_MESSAGE_BYTES = 100 * 1024 * 1024;
+export const DEFAULT_MAX_MESSAGE_BYTES = 100 * 1024 * 1024;
 const DEFAULT_FETCH_MAX_BYTES = 32 * 1024 * 1024;
 const DEFAULT_COMPRESS_MIN_BYTES = 64 * 1024;
 

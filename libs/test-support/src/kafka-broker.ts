@@ -39,6 +39,8 @@ const POM = join(ROOT, 'scripts/kafka/pom.xml');
 /** Broker-wide limits: a produce request or a fetch response may carry blocks of tens of MB (up to ~100 MB). */
 const MESSAGE_MAX_BYTES = 110 * 1024 * 1024;
 const SOCKET_REQUEST_MAX_BYTES = 120 * 1024 * 1024;
+/** The broker's limits, which docker-compose.yml's broker must repeat. */
+export const BROKER_LIMITS = { messageMaxBytes: MESSAGE_MAX_BYTES, socketRequestMaxBytes: SOCKET_REQUEST_MAX_BYTES } as const;
 
 export interface StartKafkaOptions {
   /** Holds the configuration, the data and the logs. Reused as is when already formatted. */
