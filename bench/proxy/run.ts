@@ -20,7 +20,8 @@ import { availableParallelism } from 'node:os';
 import { get } from 'node:http';
 import { join } from 'node:path';
 import { freePort, startPostgres, startRedis, createTestDatabase } from '@bda/test-support';
-import { createDb, migrateToLatest } from '../../services/gateway/src/db/migrate';
+import { createDb } from '@bda/db';
+import { migrateToLatest } from '../../services/gateway/src/db/migrate';
 import { createKey } from '../../services/gateway/src/keys/key-repository';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -219,7 +220,7 @@ async function main(): Promise<void> {
   const redis = await startRedis({ dataDir: join(TMP, 'redis') });
   stops.push(redis.stop);
   const databaseUrl = await createTestDatabase(pg.url, 'bench');
-  const db = createDb(databaseUrl, 1);
+  const db = createDb({ connectionString: databaseUrl, maxConnections: 1 });
   await migrateToLatest(db, databaseUrl);
   const { key } = await createKey(db, { owner: 'bench', rateLimitPerMinute: 2_000_000_000, burstPerSecond: 2_000_000_000 });
   await db.destroy();

@@ -2,6 +2,6 @@
 export { buildApp, type AppDeps } from './build-app';
 export { envSchema, loadEnv, DEFAULT_NODE_ROUTES, type GatewayEnv } from './env';
 export { startGateway } from './server';
-export { migrateToLatest, rollbackAll, createDb, migrationConfig } from './db/migrate';
+export { migrateToLatest, rollbackAll, migrationConfig } from './db/migrate';
 export { createKey, listKeys, revokeKey } from './keys/key-repository';
 export { KeyStore } from './keys/key-store';

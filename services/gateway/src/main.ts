@@ -5,7 +5,8 @@
  */
 import cluster from 'node:cluster';
 import { createLogger, runClusterPrimary, serveClusterMetrics } from '@bda/common';
-import { createDb, migrateToLatest } from './db/migrate';
+import { createDb } from '@bda/db';
+import { migrateToLatest } from './db/migrate';
 import { loadEnv } from './env';
 import { serveIpcLimiter } from './rate-limit/ipc-limiter';
 import { startGateway } from './server';
@@ -14,7 +15,7 @@ const env = loadEnv();
 const logger = createLogger('gateway', env.LOG_LEVEL);
 
 async function migrate(): Promise<void> {
-  const db = createDb(env.DATABASE_URL, 1, logger);
+  const db = createDb({ connectionString: env.DATABASE_URL, maxConnections: 1, applicationName: 'gateway-migrate', logger });
   try {
     const applied = await migrateToLatest(db, env.DATABASE_URL);
     if (applied.length > 0) logger.info({ applied }, 'gateway migrations applied');

@@ -10,7 +10,7 @@ import {
   type Logger,
 } from '@bda/common';
 import { buildApp } from './build-app';
-import { createDb } from './db/migrate';
+import { createDb } from '@bda/db';
 import type { GatewayEnv } from './env';
 import { KeyStore } from './keys/key-store';
 import { createGatewayMetrics } from './metrics';
@@ -45,7 +45,12 @@ export async function startGateway(env: GatewayEnv, logger: Logger, mode: 'singl
   const shutdown = new ShutdownRegistry(logger);
   shutdown.register('database', 'access log', () => accessDest.flushSync());
 
-  const db: Knex = createDb(env.DATABASE_URL, env.DATABASE_POOL_MAX, logger);
+  const db: Knex = createDb({
+    connectionString: env.DATABASE_URL,
+    maxConnections: env.DATABASE_POOL_MAX,
+    applicationName: 'gateway',
+    logger,
+  });
   shutdown.register('database', 'postgres', () => db.destroy());
   const keys = new KeyStore(db, { cacheTtlMs: env.KEY_CACHE_TTL_MS, pollMs: env.KEY_REVOCATION_POLL_MS }, logger, metrics);
   await keys.start();

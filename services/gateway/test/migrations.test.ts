@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Knex } from 'knex';
 import { createTestDatabase } from '@bda/test-support';
-import { createDb, migrateToLatest, rollbackAll } from '../src/db/migrate';
+import { createDb } from '@bda/db';
+import { migrateToLatest, rollbackAll } from '../src/db/migrate';
 
 describe('gateway migrations', () => {
   let url: string;
@@ -9,7 +10,7 @@ describe('gateway migrations', () => {
 
   beforeAll(async () => {
     url = await createTestDatabase(inject('databaseUrl'), 'gw_migrations');
-    db = createDb(url, 2);
+    db = createDb({ connectionString: url, maxConnections: 2 });
   });
 
   afterAll(async () => {

@@ -11,7 +11,8 @@
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Knex } from 'knex';
-import { createDb, migrateToLatest } from '../db/migrate';
+import { createDb } from '@bda/db';
+import { migrateToLatest } from '../db/migrate';
 import { createKey, listKeys, revokeKey, type KeyRow } from '../keys/key-repository';
 
 const USAGE = `usage:
@@ -125,7 +126,7 @@ async function main(): Promise<void> {
     console.error('DATABASE_URL is not set');
     process.exit(2);
   }
-  const db = createDb(url, 1);
+  const db = createDb({ connectionString: url, maxConnections: 1, applicationName: 'gateway-keys' });
   let code = 1;
   try {
     await migrateToLatest(db, url);

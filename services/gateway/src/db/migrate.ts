@@ -1,6 +1,5 @@
-import knexFactory, { type Knex } from 'knex';
+import type { Knex } from 'knex';
 import pg from 'pg';
-import { knexLog, type KnexLogger } from '@bda/common';
 import * as m001 from './migrations/001_create_api_keys';
 import * as m002 from './migrations/002_create_api_key_version';
 
@@ -28,16 +27,6 @@ export const migrationConfig: Knex.MigratorConfig = {
   tableName: 'knex_migrations',
   migrationSource,
 };
-
-export function createDb(databaseUrl: string, poolMax = 4, logger?: KnexLogger): Knex {
-  return knexFactory({
-    client: 'pg',
-    connection: databaseUrl,
-    pool: { min: 0, max: poolMax },
-    acquireConnectionTimeout: 10_000,
-    ...(logger ? { log: knexLog(logger) } : {}),
-  });
-}
 
 // Any constant: serializes replicas that start together (knex's own lock fails instead of waiting).
 const ADVISORY_LOCK = 4_140_004;
