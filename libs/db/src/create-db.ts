@@ -24,6 +24,14 @@ export interface CreateDbOptions {
   statementTimeoutMs?: number;
   /** Where knex's own warnings go, as JSON lines (`knexLog`); without one, knex writes them to the console. */
   logger?: KnexLogger;
+  /**
+   * `force_custom_plan`: every execution of a prepared statement is planned for the tables as they are now
+   * (`plan_cache_mode`). PostgreSQL otherwise settles on a generic plan after five executions and keeps it until an
+   * ANALYZE invalidates it. For a writer whose tables grow from nothing faster than autovacuum analyzes them (an
+   * indexer syncing, a fresh system), that plan is made for tiny tables: a hashed subplan that reads every row of
+   * `txs` on each mempool announcement, a sequential scan of `mempool_txs` on each block. See ADR 0013.
+   */
+  planCacheMode?: 'auto' | 'force_custom_plan';
 }
 
 /** A knex instance on PostgreSQL with exact numeric handling. */
@@ -34,6 +42,7 @@ export function createDb(opts: CreateDbOptions): Knex {
       connectionString: opts.connectionString,
       application_name: opts.applicationName,
       statement_timeout: opts.statementTimeoutMs,
+      ...(opts.planCacheMode ? { options: `-c plan_cache_mode=${opts.planCacheMode}` } : {}),
     },
     pool: { min: opts.minConnections ?? 0, max: opts.maxConnections ?? 10, idleTimeoutMillis: opts.idleTimeoutMs ?? 30_000 },
     acquireConnectionTimeout: 10_000,

@@ -30,6 +30,9 @@ async function main(): Promise<void> {
     maxConnections: 5,
     // The connection the applier writes on stays open between blocks, with its prepared statements.
     minConnections: 1,
+    // Its statements are prepared once per connection, and its tables grow faster than autovacuum analyzes them
+    // while it syncs: each execution is planned for the tables as they are (ADR 0013).
+    planCacheMode: 'force_custom_plan',
     logger,
   });
   await migrateLatest(db);
