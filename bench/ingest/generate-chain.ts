@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { decodeTransaction } from '@bda/stacks-codec';
+import { decodeTransaction, txIdFromBytes } from '@bda/stacks-codec';
 import type { RecordedEvent } from '@bda/observer';
 import { loadFixture } from '../../test/support/fixtures';
 
@@ -50,8 +50,8 @@ export interface PoolTransfer {
 /**
  * A synthetic Stacks chain for load: `blocks` blocks of `txsPerBlock` STX transfers, each with its
  * `stx_transfer_event`. Raw transactions are real ones taken from the recorded fixtures (so decoding
- * does real work), and each event names the sender, recipient and amount of its transaction, as a node's does;
- * txids and hashes are generated.
+ * does real work), each made unique by its memo, with the id a node would give it; each event names the sender,
+ * recipient and amount of its transaction, as a node's does; block hashes are generated.
  */
 export function generateChain(opts: {
   blocks: number;
@@ -71,11 +71,17 @@ export function generateChain(opts: {
     const txs = [];
     const evs = [];
     for (let i = 0; i < opts.txsPerBlock; i++) {
-      const txid = hex(32);
       const transfer = pick(opts.transfers, h * 31 + i);
+      // Each transaction its own: the pool's transfer with a memo naming its block and position (a transfer's
+      // payload ends with its 34-byte memo), and the id a node gives it, the hash of its bytes. The mempool
+      // announcement and the block then name the same transaction, as on a real chain. (The signature no longer
+      // matches; nothing here verifies it.)
+      const raw = Buffer.from(transfer.rawTx.slice(2), 'hex');
+      raw.write(`${h}:${i}`.padEnd(34, '\0'), raw.length - 34, 'latin1');
+      const txid = txIdFromBytes(raw);
       txs.push({
         txid,
-        raw_tx: transfer.rawTx,
+        raw_tx: `0x${raw.toString('hex')}`,
         raw_result: '0x0703',
         status: 'success',
         tx_index: i,

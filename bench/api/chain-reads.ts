@@ -1,0 +1,186 @@
+/**
+ * bench/api/chain-reads: the chain endpoints' read speed on a database of a real size (not a test; no assertions).
+ *
+ * Fills a fresh database through the real pipeline, as `bench/ingest/catch-up.ts` does: a generated chain of
+ * BENCH_BLOCKS blocks of 50 STX transfers, each transaction announced to the mempool first, goes through the observer
+ * and the embedded bus into the indexer. The last 20 blocks are not posted, so their 1,000 transactions stay pending.
+ * The transfers come from a small pool of real ones, so a few addresses hold tens of thousands of transactions each.
+ * Then one api process (one worker) serves, and `wrk` (else a small Node keep-alive generator) measures each endpoint
+ * for BENCH_SECONDS with BENCH_CONNECTIONS connections: requests/s, p50, p99 and non-200 answers.
+ *
+ *   npx tsx bench/api/chain-reads.ts
+ *   env: BENCH_BLOCKS=4000 BENCH_SECONDS=5 BENCH_CONNECTIONS=16 BENCH_KEEP=1 (keeps .tmp/bench-reads-<pid>)
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { Agent, request } from 'node:http';
+import { join } from 'node:path';
+import { startPostgres } from '@bda/test-support';
+import { replayEvents } from '../../scripts/lib/replay-events';
+import { ROOT } from '../../scripts/lib/service-process';
+import { TestSystem } from '../../test/support/test-system';
+import { fixtureTransferPool, generateChain } from '../ingest/generate-chain';
+import { useBuiltServices } from '../ingest/built-services';
+import { removeBenchDir } from '../ingest/bench-dir';
+
+const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 4000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const PENDING_BLOCKS = 20;
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+const toMs = (value: string, unit: string) => Number(value) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : 1);
+
+function hasWrk(): boolean {
+  try {
+    execFileSync('sh', ['-c', 'command -v wrk'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function wrk(url: string): Promise<Load> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('wrk', ['-t2', `-c${CONNECTIONS}`, `-d${SECONDS}s`, '--latency', url], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.on('exit', (code) => {
+      const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
+      const p50 = /\s50%\s+([\d.]+)(us|ms|s)/.exec(out);
+      const p99 = /\s99%\s+([\d.]+)(us|ms|s)/.exec(out);
+      if (code !== 0 || !rps || !p50 || !p99) return reject(new Error(`wrk (${code}):\n${out}`));
+      const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(out);
+      resolve({
+        rps: Number(rps[1]),
+        p50: toMs(p50[1]!, p50[2]!),
+        p99: toMs(p99[1]!, p99[2]!),
+        errors: Number(non2xx?.[1] ?? 0),
+      });
+    });
+  });
+}
+
+async function nodeLoad(url: string): Promise<Load> {
+  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const latencies: number[] = [];
+  let errors = 0;
+  const end = Date.now() + SECONDS * 1000;
+  const one = () =>
+    new Promise<void>((resolve) => {
+      const t0 = performance.now();
+      const req = request(url, { agent }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          if (res.statusCode !== 200) errors++;
+          latencies.push(performance.now() - t0);
+          resolve();
+        });
+      });
+      req.on('error', () => {
+        errors++;
+        resolve();
+      });
+      req.end();
+    });
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (Date.now() < end) await one();
+    }),
+  );
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return {
+    rps: latencies.length / SECONDS,
+    p50: latencies[Math.floor(latencies.length * 0.5)] ?? 0,
+    p99: latencies[Math.floor(latencies.length * 0.99)] ?? 0,
+    errors,
+  };
+}
+
+async function main(): Promise<void> {
+  const tmp = join(ROOT, '.tmp', `bench-reads-${process.pid}`);
+  console.log(`measuring ${await useBuiltServices(tmp, false)}`);
+  const pg = await startPostgres({ dataDir: join(tmp, 'pg'), fresh: true });
+  try {
+    const chain = generateChain({ blocks: BLOCKS + PENDING_BLOCKS, txsPerBlock: 50, mempool: true, ...fixtureTransferPool() });
+    // Everything but the last blocks themselves: their transactions stay in the mempool.
+    let blocksLeft = BLOCKS;
+    const events = chain.filter((e) => e.path !== '/new_block' || blocksLeft-- > 0);
+    const sys = await TestSystem.start({
+      bus: 'postgres',
+      serverUrl: pg.url,
+      kafkaBrokers: '',
+      services: ['indexer', 'observer', 'api'],
+      env: { LOG_LEVEL: 'warn', API_WORKERS: '1' },
+    });
+    try {
+      const t0 = performance.now();
+      await replayEvents(events, { observerUrl: sys.observerUrl });
+      await sys.waitForAppliedFromDb(1_800_000, 50);
+      await sys.stopService('observer');
+      await sys.stopService('indexer');
+      // What autovacuum would have done by now on a server that ran for a while.
+      await sys.db.raw('VACUUM ANALYZE');
+      const count = async (sql: string) => Number(((await sys.db.raw(sql)) as { rows: Array<{ n: string }> }).rows[0]!.n);
+      console.log(
+        `database filled in ${((performance.now() - t0) / 1000).toFixed(0)} s: ${await count('SELECT count(*) AS n FROM blocks')} blocks, ` +
+          `${await count('SELECT count(*) AS n FROM txs')} transactions, ${await count('SELECT count(*) AS n FROM events')} events, ` +
+          `${await count("SELECT count(*) AS n FROM mempool_txs WHERE status = 'pending'")} pending`,
+      );
+      const pick = async <T>(sql: string) => ((await sys.db.raw(sql)) as { rows: T[] }).rows[0]!;
+      const busiest = await pick<{ address: string; tx_count: string }>(
+        'SELECT address, tx_count FROM address_tx_counts ORDER BY tx_count DESC LIMIT 1',
+      );
+      const quietest = await pick<{ address: string; tx_count: string }>(
+        'SELECT address, tx_count FROM address_tx_counts ORDER BY tx_count ASC LIMIT 1',
+      );
+      const tx = await pick<{ tx_id: string }>(`SELECT tx_id FROM txs WHERE block_height = ${Math.floor(BLOCKS / 2)} LIMIT 1`);
+      const block = await pick<{ index_block_hash: string }>(
+        `SELECT index_block_hash FROM blocks WHERE block_height = ${Math.floor(BLOCKS / 2)}`,
+      );
+      const deep = Math.max(0, Number(busiest.tx_count) - 50);
+      const targets: Array<[string, string]> = [
+        ['status', '/extended'],
+        ['blocks, first page', '/extended/v2/blocks'],
+        [`blocks at offset ${BLOCKS - 30}`, `/extended/v2/blocks?offset=${BLOCKS - 30}`],
+        ['block by height', `/extended/v2/blocks/${Math.floor(BLOCKS / 2)}`],
+        ['block by hash', `/extended/v2/blocks/${block.index_block_hash}`],
+        ['tx with its events', `/extended/v1/tx/${tx.tx_id}`],
+        ['mempool, first page', '/extended/v1/tx/mempool'],
+        [`address of ${busiest.tx_count} txs`, `/extended/v1/address/${busiest.address}/transactions`],
+        [`… at offset ${deep}`, `/extended/v1/address/${busiest.address}/transactions?offset=${deep}&limit=50`],
+        [`address of ${quietest.tx_count} txs`, `/extended/v1/address/${quietest.address}/transactions`],
+      ];
+      const load = hasWrk() ? wrk : nodeLoad;
+      console.log(`\n${CONNECTIONS} connections, ${SECONDS} s each, ${hasWrk() ? 'wrk' : 'node generator'}; api: one worker`);
+      console.log(`${'endpoint'.padEnd(30)}${'req/s'.padStart(9)}${'p50'.padStart(10)}${'p99'.padStart(10)}${'non-200'.padStart(9)}`);
+      for (const [name, path] of targets) {
+        const res = await fetch(sys.apiUrl + path);
+        if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
+        await res.arrayBuffer();
+        const r = await load(sys.apiUrl + path);
+        console.log(
+          `${name.padEnd(30)}${r.rps.toFixed(0).padStart(9)}${`${r.p50.toFixed(2)} ms`.padStart(10)}${`${r.p99.toFixed(2)} ms`.padStart(10)}${String(r.errors).padStart(9)}`,
+        );
+      }
+    } finally {
+      await sys.stop();
+    }
+  } finally {
+    await pg.stop();
+    removeBenchDir(tmp);
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
