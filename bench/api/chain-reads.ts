@@ -161,7 +161,9 @@ async function main(): Promise<void> {
       ];
       const load = hasWrk() ? wrk : nodeLoad;
       console.log(`\n${CONNECTIONS} connections, ${SECONDS} s each, ${hasWrk() ? 'wrk' : 'node generator'}; api: one worker`);
-      console.log(`${'endpoint'.padEnd(30)}${'req/s'.padStart(9)}${'p50'.padStart(10)}${'p99'.padStart(10)}${'non-200'.padStart(9)}`);
+      console.log(
+        `${'endpoint'.padEnd(30)}${'req/s'.padStart(9)}${'p50'.padStart(10)}${'p99'.padStart(10)}${'non-200'.padStart(9)}`,
+      );
       for (const [name, path] of targets) {
         const res = await fetch(sys.apiUrl + path);
         if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
