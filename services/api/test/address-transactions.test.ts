@@ -3,6 +3,7 @@ import type { DbBlock, DbTx } from '@bda/db';
 import { addressTxRow, BlockRowBuilder, testAddress, TxRowBuilder } from './support/builders';
 import { startApi, type ApiHarness } from './support/api-harness';
 import { insertAddressTxs, insertBlocks, insertTxs, setChainTip } from './support/seed';
+import { getAddressTxPage } from '../src/datastore/address-txs';
 
 let api: ApiHarness;
 const erin = testAddress('erin');
@@ -205,5 +206,52 @@ describe('GET /extended/v1/address/{principal}/transactions', () => {
   it('accepts testnet addresses', async () => {
     const res = await api.get(`/extended/v1/address/${testAddress('t', 26)}/transactions`);
     expect(res.status).toBe(200);
+  });
+
+  describe('a deep page of a long history', () => {
+    interface PlanNode {
+      'Node Type': string;
+      'Relation Name'?: string;
+      'Actual Rows': number;
+      'Actual Loops': number;
+      'Heap Fetches'?: number;
+      Plans?: PlanNode[];
+    }
+    const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
+
+    it('skips the offset on the primary key alone, and reads table rows for the page only', async () => {
+      // 20,000 history rows of one address, on pages vacuum has marked all-visible, as autovacuum leaves them.
+      const heavy = testAddress('heavy');
+      await api.db.raw(
+        `INSERT INTO address_txs (address, block_height, microblock_sequence, tx_index, tx_id, index_block_hash)
+         SELECT ?, g, 2147483647, 0, '0x' || md5(g::text), '0x' || md5('b' || g)
+         FROM generate_series(1, 20000) g`,
+        [heavy],
+      );
+      await api.db.raw('VACUUM (ANALYZE) address_txs');
+      const queries: Array<{ sql: string; bindings: readonly unknown[] }> = [];
+      const capture = (q: { sql: string; bindings: readonly unknown[] }) => queries.push(q);
+      api.db.on('query', capture);
+      let page: Awaited<ReturnType<typeof getAddressTxPage>>;
+      try {
+        page = await getAddressTxPage(api.db, heavy, { limit: 5, offset: 15_000 });
+      } finally {
+        api.db.off('query', capture);
+      }
+      expect(page.map((r) => r.block_height)).toEqual([5000, 4999, 4998, 4997, 4996]);
+      expect(queries).toHaveLength(1);
+      const { sql, bindings } = queries[0]!;
+      // knex reports the statement as sent ($1, $2, … in order); raw takes ? placeholders.
+      const explained = (await api.db.raw(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql.replace(/\$\d+/g, '?')}`, bindings)) as {
+        rows: Array<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>;
+      };
+      const scans = nodes(explained.rows[0]!['QUERY PLAN'][0]!.Plan).filter((n) => n['Relation Name'] === 'address_txs');
+      // The 15,005 entries walked come from the index alone…
+      const walk = scans.find((n) => n['Actual Rows'] * n['Actual Loops'] >= 15_005);
+      expect(walk).toMatchObject({ 'Node Type': 'Index Only Scan', 'Heap Fetches': 0 });
+      // …and the table is read for the five rows of the page.
+      const reads = scans.filter((n) => n !== walk);
+      expect(reads.reduce((sum, n) => sum + n['Actual Rows'] * n['Actual Loops'], 0)).toBe(5);
+    });
   });
 });
