@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Knex } from 'knex';
 import type { DbBlock, DbTx } from '@bda/db';
 import { addressTxRow, BlockRowBuilder, testAddress, TxRowBuilder } from './support/builders';
 import { startApi, type ApiHarness } from './support/api-harness';
@@ -229,8 +230,8 @@ describe('GET /extended/v1/address/{principal}/transactions', () => {
         [heavy],
       );
       await api.db.raw('VACUUM (ANALYZE) address_txs');
-      const queries: Array<{ sql: string; bindings: readonly unknown[] }> = [];
-      const capture = (q: { sql: string; bindings: readonly unknown[] }) => queries.push(q);
+      const queries: Array<{ sql: string; bindings: readonly Knex.RawBinding[] }> = [];
+      const capture = (q: { sql: string; bindings: readonly Knex.RawBinding[] }) => queries.push(q);
       api.db.on('query', capture);
       let page: Awaited<ReturnType<typeof getAddressTxPage>>;
       try {
