@@ -62,6 +62,8 @@ bench: install system-deps kafka-jars
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx wrk >/dev/null)
 	npx tsx bench/ingest/run.ts
 	npx tsx bench/ingest/catch-up.ts
+	npx tsx bench/ingest/sustained.ts
+	npx tsx bench/api/chain-reads.ts
 	npx tsx bench/proxy/run.ts
 	npx tsx bench/runes/ingest.ts
 	npx tsx bench/runes/activity.ts
