@@ -11,8 +11,6 @@
  *   npx tsx bench/api/chain-reads.ts
  *   env: BENCH_BLOCKS=4000 BENCH_SECONDS=5 BENCH_CONNECTIONS=16 BENCH_KEEP=1 (keeps .tmp/bench-reads-<pid>)
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { startPostgres } from '@bda/test-support';
 import { replayEvents } from '../../scripts/lib/replay-events';
@@ -21,89 +19,12 @@ import { TestSystem } from '../../test/support/test-system';
 import { fixtureTransferPool, generateChain } from '../ingest/generate-chain';
 import { useBuiltServices } from '../ingest/built-services';
 import { removeBenchDir } from '../ingest/bench-dir';
+import { hasWrk, httpLoad } from '../http-load';
 
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 4000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const PENDING_BLOCKS = 20;
-
-interface Load {
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-}
-
-const toMs = (value: string, unit: string) => Number(value) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : 1);
-
-function hasWrk(): boolean {
-  try {
-    execFileSync('sh', ['-c', 'command -v wrk'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function wrk(url: string): Promise<Load> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('wrk', ['-t2', `-c${CONNECTIONS}`, `-d${SECONDS}s`, '--latency', url], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.on('exit', (code) => {
-      const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
-      const p50 = /\s50%\s+([\d.]+)(us|ms|s)/.exec(out);
-      const p99 = /\s99%\s+([\d.]+)(us|ms|s)/.exec(out);
-      if (code !== 0 || !rps || !p50 || !p99) return reject(new Error(`wrk (${code}):\n${out}`));
-      const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(out);
-      resolve({
-        rps: Number(rps[1]),
-        p50: toMs(p50[1]!, p50[2]!),
-        p99: toMs(p99[1]!, p99[2]!),
-        errors: Number(non2xx?.[1] ?? 0),
-      });
-    });
-  });
-}
-
-async function nodeLoad(url: string): Promise<Load> {
-  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-  const latencies: number[] = [];
-  let errors = 0;
-  const end = Date.now() + SECONDS * 1000;
-  const one = () =>
-    new Promise<void>((resolve) => {
-      const t0 = performance.now();
-      const req = request(url, { agent }, (res) => {
-        res.resume();
-        res.on('end', () => {
-          if (res.statusCode !== 200) errors++;
-          latencies.push(performance.now() - t0);
-          resolve();
-        });
-      });
-      req.on('error', () => {
-        errors++;
-        resolve();
-      });
-      req.end();
-    });
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      while (Date.now() < end) await one();
-    }),
-  );
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  return {
-    rps: latencies.length / SECONDS,
-    p50: latencies[Math.floor(latencies.length * 0.5)] ?? 0,
-    p99: latencies[Math.floor(latencies.length * 0.99)] ?? 0,
-    errors,
-  };
-}
 
 async function main(): Promise<void> {
   const tmp = join(ROOT, '.tmp', `bench-reads-${process.pid}`);
@@ -159,7 +80,6 @@ async function main(): Promise<void> {
         [`… at offset ${deep}`, `/extended/v1/address/${busiest.address}/transactions?offset=${deep}&limit=50`],
         [`address of ${quietest.tx_count} txs`, `/extended/v1/address/${quietest.address}/transactions`],
       ];
-      const load = hasWrk() ? wrk : nodeLoad;
       console.log(`\n${CONNECTIONS} connections, ${SECONDS} s each, ${hasWrk() ? 'wrk' : 'node generator'}; api: one worker`);
       console.log(
         `${'endpoint'.padEnd(30)}${'req/s'.padStart(9)}${'p50'.padStart(10)}${'p99'.padStart(10)}${'non-200'.padStart(9)}`,
@@ -168,7 +88,8 @@ async function main(): Promise<void> {
         const res = await fetch(sys.apiUrl + path);
         if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
         await res.arrayBuffer();
-        const r = await load(sys.apiUrl + path);
+        await httpLoad(sys.apiUrl + path, { seconds: Math.min(2, SECONDS), connections: CONNECTIONS }); // warm-up
+        const r = await httpLoad(sys.apiUrl + path, { seconds: SECONDS, connections: CONNECTIONS });
         console.log(
           `${name.padEnd(30)}${r.rps.toFixed(0).padStart(9)}${`${r.p50.toFixed(2)} ms`.padStart(10)}${`${r.p99.toFixed(2)} ms`.padStart(10)}${String(r.errors).padStart(9)}`,
         );

@@ -16,15 +16,14 @@
  *   npx tsx bench/runes/activity.ts
  *   env: BENCH_SECONDS=10 BENCH_CONNECTIONS=32 DATABASE_URL=<server url> (default: embedded PostgreSQL under .tmp/)
  */
-import { execFileSync, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createDb, migrateLatest } from '@bda/db';
 import { createTestDatabase, freePorts, startPostgres, startRedis } from '@bda/test-support';
 import { createKey } from '../../services/gateway/src/keys/key-repository';
+import { hasWrk, httpLoad, type Load } from '../http-load';
 import { startService, stopService, waitForHttp, type ServiceProcess } from '../../scripts/lib/service-process';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -37,89 +36,7 @@ const BIG_BLOCKS = 100;
 const RUNES = 1_000;
 const ADDRESSES = 50_000;
 
-interface Load {
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-}
-
-function hasWrk(): boolean {
-  try {
-    execFileSync('sh', ['-c', 'command -v wrk'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const toMs = (value: string, unit: string) => Number(value) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : 1);
-
 type Headers = Record<string, string>;
-
-function wrk(url: string, seconds: number, headers: Headers = {}): Promise<Load> {
-  return new Promise((resolve, reject) => {
-    const h = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
-    const child = spawn('wrk', ['-t2', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', ...h, url], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.on('exit', (code) => {
-      if (code !== 0) return reject(new Error(`wrk exited ${code}: ${out}`));
-      const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
-      const p50 = /\s50%\s+([\d.]+)(us|ms|s)/.exec(out);
-      const p99 = /\s99%\s+([\d.]+)(us|ms|s)/.exec(out);
-      const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(out);
-      const socket = /Socket errors:.*?(\d+).*?(\d+).*?(\d+).*?(\d+)/.exec(out);
-      if (!rps || !p50 || !p99) return reject(new Error(`cannot read wrk output:\n${out}`));
-      resolve({
-        rps: Number(rps[1]),
-        p50: toMs(p50[1]!, p50[2]!),
-        p99: toMs(p99[1]!, p99[2]!),
-        errors: Number(non2xx?.[1] ?? 0) + (socket ? socket.slice(1).reduce((n, v) => n + Number(v), 0) : 0),
-      });
-    });
-  });
-}
-
-/** Fallback: CONNECTIONS keep-alive loops for `seconds`. */
-async function nodeLoad(url: string, seconds: number, headers: Headers = {}): Promise<Load> {
-  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-  const latencies: number[] = [];
-  let errors = 0;
-  const end = Date.now() + seconds * 1000;
-  const one = () =>
-    new Promise<void>((resolve) => {
-      const t0 = process.hrtime.bigint();
-      const req = request(url, { agent, headers }, (res) => {
-        res.resume();
-        res.on('end', () => {
-          if (res.statusCode !== 200) errors++;
-          latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
-          resolve();
-        });
-      });
-      req.on('error', () => {
-        errors++;
-        resolve();
-      });
-      req.end();
-    });
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      while (Date.now() < end) await one();
-    }),
-  );
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  return {
-    rps: latencies.length / seconds,
-    p50: latencies[Math.floor(latencies.length * 0.5)] ?? 0,
-    p99: latencies[Math.floor(latencies.length * 0.99)] ?? 0,
-    errors,
-  };
-}
 
 /** 1,000,900 rows: block 1 has 900, blocks 2–101 have 10,000; operations cycle, runes and addresses rotate. */
 export async function seed(databaseUrl: string): Promise<void> {
@@ -236,7 +153,8 @@ async function main(): Promise<void> {
     const { key } = await createKey(keysDb, { owner: 'bench', rateLimitPerMinute: 1_000_000_000, burstPerSecond: 100_000_000 });
     await keysDb.destroy();
 
-    const load = hasWrk() ? wrk : nodeLoad;
+    const load = (url: string, seconds: number, headers: Headers) =>
+      httpLoad(url, { seconds, connections: CONNECTIONS, headers });
     console.log(
       `load: ${hasWrk() ? 'wrk' : 'node'} with ${CONNECTIONS} connections, ${SECONDS} s per run, loopback; ${availableParallelism()} cores shared by the load generator, gateway, api and PostgreSQL; api workers ${API_WORKERS}; load average ${loadavg()[0]!.toFixed(2)}`,
     );

@@ -1,0 +1,98 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { Agent, request } from 'node:http';
+
+/** What one load run measured: requests a second, latency quantiles in ms, and the answers that were not 200. */
+export interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+export interface LoadOptions {
+  seconds: number;
+  connections: number;
+  headers?: Record<string, string>;
+}
+
+/** Whether Debian's `wrk` is installed (`make bench` installs it). */
+export function hasWrk(): boolean {
+  try {
+    execFileSync('sh', ['-c', 'command -v wrk'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Loads `url` with `wrk` when it is installed, else with `nodeLoad`. */
+export function httpLoad(url: string, opts: LoadOptions): Promise<Load> {
+  return hasWrk() ? wrkLoad(url, opts) : nodeLoad(url, opts);
+}
+
+const toMs = (value: string, unit: string) => Number(value) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : 1);
+
+/** `wrk` with two threads, read from its `--latency` report. */
+export function wrkLoad(url: string, { seconds, connections, headers = {} }: LoadOptions): Promise<Load> {
+  return new Promise((resolve, reject) => {
+    const h = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
+    const child = spawn('wrk', ['-t2', `-c${connections}`, `-d${seconds}s`, '--latency', ...h, url], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`wrk exited ${code}: ${out}`));
+      const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
+      const p50 = /\s50%\s+([\d.]+)(us|ms|s)/.exec(out);
+      const p99 = /\s99%\s+([\d.]+)(us|ms|s)/.exec(out);
+      const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(out);
+      const socket = /Socket errors:.*?(\d+).*?(\d+).*?(\d+).*?(\d+)/.exec(out);
+      if (!rps || !p50 || !p99) return reject(new Error(`cannot read wrk output:\n${out}`));
+      resolve({
+        rps: Number(rps[1]),
+        p50: toMs(p50[1]!, p50[2]!),
+        p99: toMs(p99[1]!, p99[2]!),
+        errors: Number(non2xx?.[1] ?? 0) + (socket ? socket.slice(1).reduce((n, v) => n + Number(v), 0) : 0),
+      });
+    });
+  });
+}
+
+/** `connections` keep-alive request loops for `seconds`: the generator when `wrk` is missing. */
+export async function nodeLoad(url: string, { seconds, connections, headers = {} }: LoadOptions): Promise<Load> {
+  const agent = new Agent({ keepAlive: true, maxSockets: connections });
+  const latencies: number[] = [];
+  let errors = 0;
+  const end = Date.now() + seconds * 1000;
+  const one = () =>
+    new Promise<void>((resolve) => {
+      const t0 = performance.now();
+      const req = request(url, { agent, headers }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          if (res.statusCode !== 200) errors++;
+          latencies.push(performance.now() - t0);
+          resolve();
+        });
+      });
+      req.on('error', () => {
+        errors++;
+        resolve();
+      });
+      req.end();
+    });
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (Date.now() < end) await one();
+    }),
+  );
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return {
+    rps: latencies.length / seconds,
+    p50: latencies[Math.floor(latencies.length * 0.5)] ?? 0,
+    p99: latencies[Math.floor(latencies.length * 0.99)] ?? 0,
+    errors,
+  };
+}
