@@ -3,3 +3,4 @@ export * from './indexer';
 export * from './message-applier';
 export * from './apply-error';
 export * from './indexer-gauges';
+export * from './indexer-db';

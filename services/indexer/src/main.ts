@@ -11,9 +11,10 @@ import {
   ShutdownRegistry,
 } from '@bda/common';
 import { createBus } from '@bda/bus';
-import { createDb, isDbReachable, migrateLatest } from '@bda/db';
+import { isDbReachable, migrateLatest } from '@bda/db';
 import { loadIndexerEnv } from './env';
 import { Indexer } from './indexer';
+import { createIndexerDb } from './indexer-db';
 import { registerIndexerGauges } from './indexer-gauges';
 import { loadColumnTypes } from './sql';
 
@@ -24,17 +25,7 @@ async function main(): Promise<void> {
   const shutdown = new ShutdownRegistry(logger);
   shutdown.installSignalHandlers();
   const metrics = createMetricsRegistry('indexer');
-  const db = createDb({
-    connectionString: env.DATABASE_URL,
-    applicationName: 'indexer',
-    maxConnections: 5,
-    // The connection the applier writes on stays open between blocks, with its prepared statements.
-    minConnections: 1,
-    // Its statements are prepared once per connection, and its tables grow faster than autovacuum analyzes them
-    // while it syncs: each execution is planned for the tables as they are (ADR 0013).
-    planCacheMode: 'force_custom_plan',
-    logger,
-  });
+  const db = createIndexerDb(env.DATABASE_URL, logger);
   await migrateLatest(db);
   await loadColumnTypes(db);
   const bus = createBus({
