@@ -313,30 +313,31 @@ function tooLarge(limit: number): ForwardFailure {
 export const DRAIN_LIMIT_BYTES = 8 * 1024 * 1024;
 
 /**
- * Reads and discards the rest of a request body, at most `max` more bytes. True when it ended; false when it went
- * past `max` or the client went away (the answer then closes the connection, as `req.complete` stays false).
+ * Reads and discards the rest of a request body, at most `max` more bytes. Settles when the body ends, goes past
+ * `max`, or the connection goes away; in the last two cases `req.complete` stays false and the answer closes the
+ * connection.
  */
-function drainBody(req: IncomingMessage, max: number): Promise<boolean> {
-  if (req.complete) return Promise.resolve(true);
+function drainBody(req: IncomingMessage, max: number): Promise<void> {
+  if (req.complete) return Promise.resolve();
   return new Promise((resolve) => {
     let size = 0;
-    const done = (ended: boolean) => {
+    const done = () => {
       req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onGone);
-      req.off('aborted', onGone);
-      resolve(ended);
+      req.off('end', done);
+      req.off('error', done);
+      req.off('aborted', done);
+      req.off('close', done);
+      resolve();
     };
     const onData = (c: Buffer) => {
       size += c.length;
-      if (size > max) done(false);
+      if (size > max) done();
     };
-    const onEnd = () => done(true);
-    const onGone = () => done(false);
     req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onGone);
-    req.on('aborted', onGone);
+    req.on('end', done);
+    req.on('error', done);
+    req.on('aborted', done);
+    req.on('close', done);
     req.resume();
   });
 }
