@@ -127,7 +127,7 @@ export class Forwarder {
     const chunked = req.headers['transfer-encoding'] !== undefined;
     const length = declared === undefined ? undefined : Number(declared);
     if (length !== undefined && length > route.bodyLimit) {
-      if (length <= DRAIN_LIMIT_BYTES) await drainBody(req, length);
+      if (length <= DRAIN_LIMIT_BYTES) await readBody(req, 0);
       return tooLarge(route.bodyLimit);
     }
     if (route.bodyLimit === 0 && chunked) return tooLarge(0);
@@ -136,10 +136,7 @@ export class Forwarder {
     let body: Buffer | 'stream' | undefined;
     if (hasBody && route.retry) {
       const buffered = await readBody(req, route.bodyLimit);
-      if (buffered === 'too_large') {
-        await drainBody(req, DRAIN_LIMIT_BYTES);
-        return tooLarge(route.bodyLimit);
-      }
+      if (buffered === 'too_large') return tooLarge(route.bodyLimit);
       if (buffered === 'aborted') return undefined;
       body = buffered;
     } else if (hasBody) {
@@ -313,66 +310,36 @@ function tooLarge(limit: number): ForwardFailure {
 export const DRAIN_LIMIT_BYTES = 8 * 1024 * 1024;
 
 /**
- * Reads and discards the rest of a request body, at most `max` more bytes. Settles when the body ends, goes past
- * `max`, or the connection goes away; in the last two cases `req.complete` stays false and the answer closes the
- * connection.
+ * Reads a body of at most `limit` bytes. A longer one is `too_large`, settled once it has been read to its end and
+ * thrown away, up to `DRAIN_LIMIT_BYTES` in all; past that it settles at once, the body unread, and the answer
+ * closes the connection (`req.complete` stays false). `aborted` when the client goes away first.
  */
-function drainBody(req: IncomingMessage, max: number): Promise<void> {
-  if (req.complete) return Promise.resolve();
-  return new Promise((resolve) => {
-    let size = 0;
-    const done = () => {
-      req.off('data', onData);
-      req.off('end', done);
-      req.off('error', done);
-      req.off('aborted', done);
-      req.off('close', done);
-      resolve();
-    };
-    const onData = (c: Buffer) => {
-      size += c.length;
-      if (size > max) done();
-    };
-    req.on('data', onData);
-    req.on('end', done);
-    req.on('error', done);
-    req.on('aborted', done);
-    req.on('close', done);
-    req.resume();
-  });
-}
-
-/** Reads a body of at most `limit` bytes. */
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_large' | 'aborted'> {
   return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
+    let chunks: Buffer[] = [];
     let size = 0;
-    const onData = (c: Buffer) => {
-      size += c.length;
-      if (size > limit) {
-        cleanup();
-        req.resume();
-        resolve('too_large');
-      } else chunks.push(c);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(Buffer.concat(chunks, size));
-    };
-    const onAbort = () => {
-      cleanup();
-      resolve('aborted');
-    };
-    const cleanup = () => {
+    const settle = (result: Buffer | 'too_large' | 'aborted') => {
       req.off('data', onData);
       req.off('end', onEnd);
-      req.off('error', onAbort);
-      req.off('aborted', onAbort);
+      req.off('error', onGone);
+      req.off('aborted', onGone);
+      req.off('close', onGone);
+      if (result === 'too_large') req.resume();
+      resolve(result);
     };
+    const onData = (c: Buffer) => {
+      size += c.length;
+      if (size <= limit) chunks.push(c);
+      else if (size > DRAIN_LIMIT_BYTES) settle('too_large');
+      else chunks = [];
+    };
+    const onEnd = () => settle(size > limit ? 'too_large' : Buffer.concat(chunks, size));
+    const onGone = () => settle('aborted');
     req.on('data', onData);
     req.on('end', onEnd);
-    req.on('error', onAbort);
-    req.on('aborted', onAbort);
+    req.on('error', onGone);
+    req.on('aborted', onGone);
+    req.on('close', onGone);
   });
 }
 
