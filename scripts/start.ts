@@ -75,7 +75,13 @@ async function main(): Promise<void> {
   );
   await Promise.all([
     start(
-      startService('observer', { ...common, OBSERVER_PORT: String(ports.observer) }, undefined, true),
+      startService(
+        'observer',
+        // Bounded staleness (ADR 0015): the observer asks the indexer how far it is.
+        { OBSERVER_INDEXER_URL: `http://127.0.0.1:${ports.indexer}`, ...common, OBSERVER_PORT: String(ports.observer) },
+        undefined,
+        true,
+      ),
       `http://127.0.0.1:${ports.observer}/healthz`,
     ),
     start(

@@ -78,7 +78,13 @@ export class TestSystem {
     };
     switch (name) {
       case 'observer':
-        return { ...common, OBSERVER_PORT: String(this.ports.observer), OBSERVER_HOST: '127.0.0.1' };
+        return {
+          // Bounded staleness as `make start` runs it (ADR 0015), when this system has an indexer to ask.
+          ...((this.opts.services ?? ['indexer']).includes('indexer') ? { OBSERVER_INDEXER_URL: this.indexerUrl } : {}),
+          ...common,
+          OBSERVER_PORT: String(this.ports.observer),
+          OBSERVER_HOST: '127.0.0.1',
+        };
       case 'indexer':
         return {
           ...common,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeEnvelope, encodeEnvelope } from './envelope';
+import { decodeEnvelope, encodeEnvelope, peekReceivedAt } from './envelope';
 
 describe('envelope', () => {
   it('round-trips the raw body with path and receive time', () => {
@@ -28,5 +28,21 @@ describe('envelope', () => {
   it('refuses a value that is not an envelope', () => {
     expect(() => decodeEnvelope(Buffer.from('[1,2]'))).toThrow('not a bus envelope');
     expect(() => decodeEnvelope(Buffer.from('{"path":'))).toThrow(SyntaxError);
+  });
+
+  it('peeks the receive time without parsing the body', () => {
+    const at = new Date('2026-11-24T17:00:00.123Z');
+    expect(peekReceivedAt(encodeEnvelope('/new_block', at, '{"received_at":"1999-01-01T00:00:00.000Z"}'))).toBe(
+      '2026-11-24T17:00:00.123Z',
+    );
+    const big = encodeEnvelope('/new_block', at, `{"pad":"${'x'.repeat(1_000_000)}"}`);
+    expect(peekReceivedAt(big)).toBe('2026-11-24T17:00:00.123Z');
+  });
+
+  it('peeks nothing from a value without a receive time in the envelope form', () => {
+    expect(peekReceivedAt(Buffer.from('{"path":"/x","body":{}}'))).toBeNull();
+    expect(peekReceivedAt(Buffer.from('{"path":"/x","received_at":"yesterday","body":{}}'))).toBeNull();
+    expect(peekReceivedAt(Buffer.from('{"path":"/x","received_at":"2026-11-24T17:00:00.123Z'))).toBeNull();
+    expect(peekReceivedAt(Buffer.from(`{"path":"/${'p'.repeat(5000)}","received_at":"2026-11-24T17:00:00.123Z"}`))).toBeNull();
   });
 });

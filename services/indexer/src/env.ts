@@ -22,6 +22,17 @@ export const indexerEnvSchema = z.object({
   INDEXER_KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30_000),
   /** Most bus records applied in one database transaction. */
   INDEXER_MAX_BATCH: z.coerce.number().int().min(1).max(10_000).default(100),
+  /**
+   * A transaction that has run this long (ms) commits after its current record, and the batch's other records go in
+   * the next one: while the indexer works through a backlog, the tip (and `/progress`) moves at least this often
+   * instead of once per INDEXER_MAX_BATCH records. 0: no limit.
+   */
+  INDEXER_MAX_BATCH_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(100)
+    .transform((v) => (v === 0 ? undefined : v)),
   /** Port of the indexer's health and metrics server. */
   INDEXER_PORT: envPort.default(3702),
   /** Bitcoin network of the rune ledger: address encoding and the runes activation height. */

@@ -4,3 +4,4 @@ export * from './message-applier';
 export * from './apply-error';
 export * from './indexer-gauges';
 export * from './indexer-db';
+export * from './progress-route';

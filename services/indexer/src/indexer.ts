@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { TOPICS, type Bus, type BusConsumer } from '@bda/bus';
 import type { Network } from '@bda/runes';
-import { MessageApplier } from './message-applier';
+import { MessageApplier, type AppliedProgress } from './message-applier';
 import { bitcoinBlockHandler } from './runes/bitcoin-block-handler';
 import { stacksEventHandler } from './stacks/stacks-event-handler';
 
@@ -21,6 +21,8 @@ export interface IndexerDeps {
   metrics: Registry;
   groupId: string;
   maxBatch: number;
+  /** A transaction ends once it has run this long (ms), with the batch's other records in the next one. */
+  maxBatchMs?: number;
   /** Bitcoin network of the rune ledger (`BITCOIN_NETWORK`); mainnet when omitted. */
   bitcoinNetwork?: Network;
 }
@@ -41,6 +43,7 @@ export class Indexer {
       logger: deps.logger,
       metrics: deps.metrics,
       positionKey: TOPICS.stacksNodeEvents,
+      maxBatchMs: deps.maxBatchMs,
       ...stacksEventHandler(deps.logger),
     });
     this.bitcoin = new MessageApplier({
@@ -48,6 +51,7 @@ export class Indexer {
       logger: deps.logger,
       metrics: deps.metrics,
       positionKey: TOPICS.bitcoinBlocks,
+      maxBatchMs: deps.maxBatchMs,
       handle: bitcoinBlockHandler({ network: deps.bitcoinNetwork ?? 'mainnet', logger: deps.logger }),
     });
   }
@@ -89,6 +93,20 @@ export class Indexer {
       };
     }
     return out;
+  }
+
+  /** The applier of a topic (by its plain name), or undefined for a topic this indexer does not consume. */
+  applierOf(topic: string): MessageApplier | undefined {
+    if (topic === TOPICS.stacksNodeEvents) return this.stacks;
+    if (topic === TOPICS.bitcoinBlocks) return this.bitcoin;
+    return undefined;
+  }
+
+  /** See `MessageApplier.waitForProgress`. */
+  progress(topic: string, coversMs: number, waitMs: number): Promise<AppliedProgress> {
+    const applier = this.applierOf(topic);
+    if (!applier) throw new Error(`not a topic of this indexer: ${topic}`);
+    return applier.waitForProgress(coversMs, waitMs);
   }
 
   async stop(): Promise<void> {

@@ -16,6 +16,7 @@ import { loadIndexerEnv } from './env';
 import { Indexer } from './indexer';
 import { createIndexerDb } from './indexer-db';
 import { registerIndexerGauges } from './indexer-gauges';
+import { progressRoute } from './progress-route';
 import { loadColumnTypes } from './sql';
 
 /** Entry point: migrations, bus consumers, a health/metrics server, ordered shutdown. */
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
     metrics,
     groupId: env.INDEXER_GROUP_ID,
     maxBatch: env.INDEXER_MAX_BATCH,
+    maxBatchMs: env.INDEXER_MAX_BATCH_MS,
     bitcoinNetwork: env.BITCOIN_NETWORK,
   });
   await indexer.start();
@@ -64,6 +66,7 @@ async function main(): Promise<void> {
     }
     res.json({ running: indexer.isRunning, topics });
   });
+  app.get('/progress', progressRoute(indexer));
   // Same error bodies as every other service: unknown routes and failures answer JSON, never express's HTML.
   app.use(notFoundHandler());
   app.use(errorMiddleware(logger));

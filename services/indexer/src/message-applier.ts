@@ -2,13 +2,26 @@ import type { Knex } from 'knex';
 import { runPrepared, runWhileNextWriteWaits } from './sql';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { decodeEnvelope, type BusRecord, type Envelope } from '@bda/bus';
+import { decodeEnvelope, peekReceivedAt, type BusRecord, type Envelope } from '@bda/bus';
 import { isRetriable } from './apply-error';
 
 interface BatchOutcome {
   counts: Array<['applied' | 'dead', string]>;
   last: bigint | null;
+  /** The last record the transaction covered: the end of the batch, or where the time limit cut it. */
+  through: BusRecord;
 }
+
+/** How far a topic is applied: its last record's position and when the observer received that record. */
+export interface AppliedProgress {
+  /** Null before anything was applied. */
+  position: bigint | null;
+  /** The record's envelope `received_at` (ISO, millisecond precision); null when unknown. */
+  receivedAt: string | null;
+}
+
+/** How often a wait for progress re-reads the stored position (progress committed by another indexer process). */
+const STORED_PROGRESS_POLL_MS = 50;
 
 /** Applies one decoded envelope inside the given transaction. */
 export type EnvelopeHandler = (trx: Knex.Transaction, envelope: Envelope) => Promise<void>;
@@ -29,6 +42,12 @@ export interface MessageApplierOptions {
   beforeCommit?: (trx: Knex.Transaction) => Promise<void>;
   /** Runs before each attempt at a batch (state kept across records must start empty). */
   onBatchStart?: () => void;
+  /**
+   * A transaction ends after the record during which it reached this many ms, even with records of the batch left;
+   * they go in the next one. Progress (the tip, `/progress`) then shows at least this often while the indexer works
+   * through a backlog. None: one transaction per batch.
+   */
+  maxBatchMs?: number;
 }
 
 /**
@@ -45,19 +64,27 @@ export interface MessageApplierOptions {
  * consumed again), locks the position row, reads where the previous batch ended (`previous`, from before this
  * update), and moves the position to the batch's last record. Writing the position first is safe: the transaction
  * either commits every record of the batch (applied or dead-lettered) or none. When another indexer holds the lock,
- * this waits and then sees that indexer's committed position.
+ * this waits and then sees that indexer's committed position. `received_at` follows the position: the receive time of
+ * the batch's last record (what `/progress` reports).
  */
 const TAKE_POSITION_SQL = `UPDATE consumer_positions c
-  SET position = GREATEST(c.position, $2::bigint), updated_at = now()
+  SET position = GREATEST(c.position, $2::bigint), updated_at = now(),
+    received_at = CASE WHEN $2::bigint > c.position THEN $3::timestamptz ELSE c.received_at END
   FROM (SELECT position, set_config('synchronous_commit', 'off', true) FROM consumer_positions WHERE topic = $1 FOR UPDATE) previous
   WHERE c.topic = $1
   RETURNING previous.position AS previous`;
+
+/** Where a transaction cut short by the time limit ends (its row is locked by TAKE_POSITION_SQL). */
+const SET_POSITION_SQL = 'UPDATE consumer_positions SET position = $2::bigint, received_at = $3::timestamptz WHERE topic = $1';
 
 export class MessageApplier {
   private readonly applied: Counter<'path'>;
   private readonly deadLetters: Counter<'path'>;
   private readonly batchSeconds: Histogram;
   private readonly position: Gauge;
+  /** What this process last committed; never ahead of the database. */
+  private committed: AppliedProgress = { position: null, receivedAt: null };
+  private readonly commitWaiters = new Set<() => void>();
 
   constructor(private readonly opts: MessageApplierOptions) {
     // One applier per topic shares the registry: the second one reuses the metrics the first registered.
@@ -125,8 +152,69 @@ export class MessageApplier {
     return row && row.position !== '-1' ? BigInt(row.position) : null;
   }
 
+  /** The stored progress: the position row as committed by whichever indexer process applied it. */
+  async storedProgress(): Promise<AppliedProgress> {
+    const row = await this.opts
+      .db('consumer_positions')
+      .where({ topic: this.opts.positionKey })
+      .first<{ position: string; received_at: string | null } | undefined>(
+        'position',
+        this.opts.db.raw(`to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS received_at`),
+      );
+    if (!row || row.position === '-1') return { position: null, receivedAt: null };
+    return { position: BigInt(row.position), receivedAt: row.received_at };
+  }
+
+  /**
+   * The progress once the record received at `coversMs` (observer clock, ms since the epoch) or later is applied, or
+   * the progress as it stands after `waitMs`, whichever comes first. Wakes on this process's own commits; progress a
+   * different indexer process commits (this one a standby) is seen by re-reading the position row every 50 ms.
+   */
+  async waitForProgress(coversMs: number, waitMs: number): Promise<AppliedProgress> {
+    const deadline = Date.now() + waitMs;
+    const covered = (p: AppliedProgress) => p.receivedAt !== null && Date.parse(p.receivedAt) >= coversMs;
+    const newer = (a: AppliedProgress, b: AppliedProgress) =>
+      b.position !== null && (a.position === null || b.position > a.position) ? b : a;
+    let best = this.committed;
+    let readAt = -Infinity;
+    for (;;) {
+      if (covered(best)) return best;
+      if (Date.now() - readAt >= STORED_PROGRESS_POLL_MS) {
+        readAt = Date.now();
+        best = newer(best, await this.storedProgress());
+        if (covered(best)) return best;
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) return best;
+      await this.nextCommit(Math.min(left, Math.max(1, STORED_PROGRESS_POLL_MS - (Date.now() - readAt))));
+      best = newer(best, this.committed);
+    }
+  }
+
+  private nextCommit(timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.commitWaiters.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, timeoutMs);
+      this.commitWaiters.add(wake);
+    });
+  }
+
+  /**
+   * Applies `records` (in log order). They go in one transaction, or in several when `maxBatchMs` is set and the
+   * first runs longer: each transaction then ends after the record during which the limit passed, and the rest go in
+   * the next one.
+   */
   async applyBatch(records: BusRecord[]): Promise<void> {
-    if (records.length === 0) return;
+    let rest = records;
+    while (rest.length > 0) rest = await this.applyPart(rest);
+  }
+
+  /** One transaction over the head of `records`; returns the records it left for the next one. */
+  private async applyPart(records: BusRecord[]): Promise<BusRecord[]> {
     const end = this.batchSeconds.startTimer();
     let outcome: BatchOutcome;
     try {
@@ -139,21 +227,31 @@ export class MessageApplier {
       outcome = await this.runBatch(records, true);
     }
     end();
+    const through = outcome.through;
+    if (this.committed.position === null || through.position > this.committed.position) {
+      this.committed = { position: through.position, receivedAt: peekReceivedAt(through.value) };
+      for (const wake of this.commitWaiters) wake();
+      this.commitWaiters.clear();
+    }
     for (const [kind, path] of outcome.counts) (kind === 'applied' ? this.applied : this.deadLetters).inc({ path });
     if (outcome.last !== null) this.position.set({ topic: this.opts.positionKey }, Number(outcome.last));
+    return records.slice(records.indexOf(through) + 1);
   }
 
   private async runBatch(records: BusRecord[], isolate: boolean): Promise<BatchOutcome> {
     const counts: BatchOutcome['counts'] = [];
     let last: bigint | null = null;
+    let through = records[records.length - 1]!;
+    const deadline = !isolate && this.opts.maxBatchMs !== undefined ? performance.now() + this.opts.maxBatchMs : Infinity;
     this.opts.onBatchStart?.();
     await this.opts.db.transaction(async (trx) => {
-      const batchEnd = records[records.length - 1]!.position.toString();
-      let [row] = await runPrepared<{ previous: string }>(trx, TAKE_POSITION_SQL, [this.opts.positionKey, batchEnd]);
+      const tail = records[records.length - 1]!;
+      const params = [this.opts.positionKey, tail.position.toString(), peekReceivedAt(tail.value)];
+      let [row] = await runPrepared<{ previous: string }>(trx, TAKE_POSITION_SQL, params);
       if (!row) {
         // No position row yet (`ensurePositionRow` normally made it): make it, then take it.
         await trx('consumer_positions').insert({ topic: this.opts.positionKey, position: '-1' }).onConflict('topic').ignore();
-        [row] = await runPrepared<{ previous: string }>(trx, TAKE_POSITION_SQL, [this.opts.positionKey, batchEnd]);
+        [row] = await runPrepared<{ previous: string }>(trx, TAKE_POSITION_SQL, params);
       }
       const stored = BigInt(row!.previous);
       const todo = records.filter((r) => r.position > stored);
@@ -168,7 +266,9 @@ export class MessageApplier {
         for (let i = 0; i < todo.length; i++) {
           const envelope = next!;
           if (envelope instanceof Error) throw envelope;
-          const following = todo[i + 1];
+          // Past the time limit, this record is the transaction's last: nothing more is prepared for it.
+          const overdue = performance.now() >= deadline;
+          const following = overdue ? undefined : todo[i + 1];
           let ahead: Envelope | Error | undefined;
           if (following) runWhileNextWriteWaits(trx, () => (ahead = this.decodeAndPrepare(following)));
           try {
@@ -179,11 +279,17 @@ export class MessageApplier {
           next = following ? (ahead ?? this.decodeAndPrepare(following)) : undefined;
           counts.push(['applied', envelope.path]);
           last = todo[i]!.position;
+          if (overdue && i < todo.length - 1) {
+            through = todo[i]!;
+            // The first statement moved the position to the end of `records`: back to where this transaction ends.
+            await runPrepared(trx, SET_POSITION_SQL, [this.opts.positionKey, last.toString(), peekReceivedAt(through.value)]);
+            break;
+          }
         }
       }
       await this.opts.beforeCommit?.(trx);
     });
-    return { counts, last };
+    return { counts, last, through };
   }
 
   /** The record's envelope, prepared; or the error decoding it gave (thrown when its turn comes). */

@@ -170,4 +170,85 @@ describe('MessageApplier', () => {
     expect(reason.endsWith('ON CONFLICT DO UPDATE command cannot affect row a second time')).toBe(true);
     expect(describeFailure(new TypeError('short'))).toBe('TypeError: short');
   });
+
+  describe('progress', () => {
+    const at = (position: number) => new Date(Date.UTC(2026, 10, 24, 17, 0, 0, position * 10));
+    const timed = (from: number, to: number): BusRecord[] =>
+      Array.from({ length: to - from + 1 }, (_, i) => ({
+        ...record(from + i, { n: from + i }),
+        value: encodeEnvelope('/test', at(from + i), JSON.stringify({ n: from + i })),
+      }));
+
+    it("stores the receive time of the batch's last record with the position", async () => {
+      expect(await applier.storedProgress()).toEqual({ position: null, receivedAt: null });
+      await applier.applyBatch(timed(0, 4));
+      expect(await applier.storedProgress()).toEqual({ position: 4n, receivedAt: at(4).toISOString() });
+    });
+
+    it('keeps the newest receive time when an older batch comes again', async () => {
+      await applier.applyBatch(timed(0, 9));
+      await applier.applyBatch(timed(2, 5));
+      expect(await applier.storedProgress()).toEqual({ position: 9n, receivedAt: at(9).toISOString() });
+      expect(await applier.waitForProgress(Infinity, 0)).toEqual({ position: 9n, receivedAt: at(9).toISOString() });
+    });
+
+    it('answers at once when the record asked about is already applied', async () => {
+      await applier.applyBatch(timed(0, 4));
+      expect(await applier.waitForProgress(at(3).getTime(), 5_000)).toEqual({ position: 4n, receivedAt: at(4).toISOString() });
+    });
+
+    it('waits for the commit that applies the record asked about', async () => {
+      await applier.applyBatch(timed(0, 2));
+      let answered: unknown = null;
+      const waiting = applier.waitForProgress(at(6).getTime(), 5_000).then((p) => (answered = p));
+      await applier.applyBatch(timed(3, 4));
+      await new Promise((r) => setTimeout(r, 60));
+      expect(answered).toBeNull();
+      await applier.applyBatch(timed(5, 7));
+      expect(await waiting).toEqual({ position: 7n, receivedAt: at(7).toISOString() });
+    });
+
+    it('answers with the progress as it stands when the wait runs out', async () => {
+      await applier.applyBatch(timed(0, 2));
+      expect(await applier.waitForProgress(at(9).getTime(), 20)).toEqual({ position: 2n, receivedAt: at(2).toISOString() });
+    });
+
+    it('with a time limit, commits a long batch in several transactions and shows progress after each', async () => {
+      const txids: string[] = [];
+      const limited = new MessageApplier({
+        db,
+        logger: createLogger('indexer', 'silent'),
+        metrics: createMetricsRegistry('indexer'),
+        positionKey: 'test.topic',
+        maxBatchMs: 1,
+        handle: async (trx: Knex.Transaction, env: Envelope) => {
+          const { rows } = (await trx.raw('SELECT txid_current()::text AS id')) as { rows: Array<{ id: string }> };
+          txids.push(rows[0]!.id);
+          await new Promise((r) => setTimeout(r, 30));
+          await trx('applier_items').insert({ n: (env.body as { n: number }).n });
+        },
+      });
+      let itemsWhenFirstShown = -1;
+      const shown = limited.waitForProgress(at(0).getTime(), 5_000).then(async (p) => {
+        itemsWhenFirstShown = (await db('applier_items')).length;
+        return p;
+      });
+      await limited.applyBatch(timed(0, 4));
+      expect((await db('applier_items').orderBy('n')).map((r: { n: number }) => r.n)).toEqual([0, 1, 2, 3, 4]);
+      // Each transaction ends after the record during which the limit passed: one or two records each here.
+      const sizes = [...new Set(txids)].map((id) => txids.filter((t) => t === id).length);
+      expect(sizes.length).toBeGreaterThanOrEqual(3);
+      expect(Math.max(...sizes)).toBeLessThanOrEqual(2);
+      expect(await limited.storedProgress()).toEqual({ position: 4n, receivedAt: at(4).toISOString() });
+      expect((await shown).position! < 4n).toBe(true);
+      expect(itemsWhenFirstShown).toBeLessThan(5);
+    });
+
+    it('sees progress another indexer process commits, as a standby replica does', async () => {
+      const standby = make('test.topic');
+      const waiting = standby.waitForProgress(at(5).getTime(), 5_000);
+      await applier.applyBatch(timed(0, 5));
+      expect(await waiting).toEqual({ position: 5n, receivedAt: at(5).toISOString() });
+    });
+  });
 });

@@ -5,6 +5,7 @@ import type { Registry } from 'prom-client';
 import { accessLog, errorMiddleware, healthRouter, requestId, sendError } from '@bda/common';
 import type { BusProducer } from '@bda/bus';
 import { eventIntake, parseByteSize } from './event-intake';
+import type { IndexerPacer } from './indexer-pacer';
 
 export interface ObserverDeps {
   producer: BusProducer;
@@ -13,6 +14,8 @@ export interface ObserverDeps {
   /** Largest accepted body, e.g. `512mb`. */
   bodyLimit: string;
   isShuttingDown: () => boolean;
+  /** Bounded staleness (ADR 0015); none: every POST is answered as soon as its event is durable. */
+  pacer?: IndexerPacer;
 }
 
 /**
@@ -28,6 +31,7 @@ export function buildApp(deps: ObserverDeps): RequestListener {
     logger,
     metrics,
     bodyLimitBytes: parseByteSize(deps.bodyLimit),
+    pacer: deps.pacer,
   });
 
   const app = express();

@@ -37,6 +37,18 @@ export const observerEnvSchema = z.object({
   BITCOIND_START_HEIGHT: z.coerce.number().int().min(0).default(0),
   /** How often the follower asks bitcoind for new blocks. */
   BITCOIND_POLL_INTERVAL_MS: z.coerce.number().int().min(10).default(5_000),
+  /**
+   * An indexer's HTTP server (any replica, e.g. `http://indexer:3702`). Set: bounded staleness (ADR 0015), POSTs are
+   * held while the api trails the node by more than OBSERVER_PACE_STALENESS_MS. Empty: every POST is answered as soon
+   * as its event is durable, however far behind the indexer is.
+   */
+  OBSERVER_INDEXER_URL: z.union([z.literal(''), z.string().url()]).default(''),
+  /** How far (ms) the api may trail the node before POSTs are held. 0: each POST waits until its event is applied. */
+  OBSERVER_PACE_STALENESS_MS: z.coerce.number().int().min(0).default(500),
+  /** Longest one POST is held (ms). Keep it well below the node's `timeout_ms` for this observer. */
+  OBSERVER_PACE_MAX_HOLD_MS: z.coerce.number().int().min(1).max(5_000).default(250),
+  /** Staleness (ms) beyond which the indexer is replaying a backlog and POSTs are not held at all. */
+  OBSERVER_PACE_GIVE_UP_MS: z.coerce.number().int().min(1).default(10_000),
   /** pino log level. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

@@ -7,6 +7,7 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 import { AppError, InputError, PayloadTooLargeError, ServiceUnavailableError, type ErrorResponse } from '@bda/common';
 import { BusMessageRejectedError, BusUnavailableError, encodeEnvelope, type BusProducer } from '@bda/bus';
 import { checkNodeEvent } from './check-node-event';
+import type { IndexerPacer } from './indexer-pacer';
 import { NODE_EVENT_SCHEMAS } from './payload-schemas';
 
 const gunzip = promisify(gunzipCb);
@@ -18,6 +19,8 @@ export interface EventIntakeDeps {
   metrics: Registry;
   /** Largest accepted body in bytes (after decompression). */
   bodyLimitBytes: number;
+  /** Bounded staleness: holds the answer while the indexer trails (ADR 0015). None: answer once durable. */
+  pacer?: IndexerPacer;
 }
 
 /** What the node is told for each accepted event. */
@@ -67,8 +70,9 @@ export function eventIntake(deps: EventIntakeDeps): (req: IncomingMessage, res: 
     const checked = checkNodeEvent(path, raw, { query, contentType: req.headers['content-type'] });
     if (!checked.known) logger.warn({ path, bytes: raw.length }, 'unknown observer path stored raw');
     const stop = publishSeconds.startTimer();
+    const receivedAt = new Date();
     try {
-      await publishInOrder(checked.topic, checked.key, encodeEnvelope(path, new Date(), checked.body));
+      await publishInOrder(checked.topic, checked.key, encodeEnvelope(path, receivedAt, checked.body));
     } catch (err) {
       if (err instanceof BusUnavailableError) throw new ServiceUnavailableError(`the event bus is unavailable: ${err.message}`);
       if (err instanceof BusMessageRejectedError && /TOO_LARGE/.test(err.reason)) {
@@ -78,6 +82,8 @@ export function eventIntake(deps: EventIntakeDeps): (req: IncomingMessage, res: 
     } finally {
       stop();
     }
+    // Durable from here on: the 200 is owed whatever happens next, and the pacer only decides when it goes out.
+    await deps.pacer?.afterPublish(checked.topic, receivedAt.getTime());
   };
 
   return (req, res) => {

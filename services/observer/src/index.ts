@@ -5,3 +5,4 @@ export * from './check-node-event';
 export * from './import-events';
 export * from './node-event-file';
 export * from './observer-bus';
+export * from './indexer-pacer';

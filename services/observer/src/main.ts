@@ -3,6 +3,7 @@ import { TOPICS } from '@bda/bus';
 import { BitcoindFollower } from './bitcoind-follower';
 import { buildApp } from './build-app';
 import { loadObserverEnv } from './env';
+import { IndexerPacer } from './indexer-pacer';
 import { createObserverBus } from './observer-bus';
 
 /** Entry point: config, bus, HTTP server, ordered shutdown. */
@@ -17,12 +18,23 @@ async function main(): Promise<void> {
   const producer = bus.producer();
   await producer.connect();
   const metrics = createMetricsRegistry('observer');
+  const pacer = env.OBSERVER_INDEXER_URL
+    ? new IndexerPacer({
+        indexerUrl: env.OBSERVER_INDEXER_URL,
+        maxStalenessMs: env.OBSERVER_PACE_STALENESS_MS,
+        maxHoldMs: env.OBSERVER_PACE_MAX_HOLD_MS,
+        giveUpMs: env.OBSERVER_PACE_GIVE_UP_MS,
+        logger,
+        metrics,
+      })
+    : undefined;
   const app = buildApp({
     producer,
     logger,
     metrics,
     bodyLimit: env.OBSERVER_BODY_LIMIT,
     isShuttingDown: () => shutdown.isShuttingDown,
+    pacer,
   });
   const { server, port } = await listen(app, env.OBSERVER_PORT, env.OBSERVER_HOST);
   server.requestTimeout = 0; // an 80 MB genesis block may take a while to upload

@@ -20,6 +20,7 @@ import * as m018 from './018-block-pox-unlock-heights';
 import * as m019 from './019-mempool-filters';
 import * as m020 from './020-microblock-lookups';
 import * as m021 from './021-bytewise-text';
+import * as m022 from './022-position-received-at';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -49,6 +50,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['019-mempool-filters', m019],
   ['020-microblock-lookups', m020],
   ['021-bytewise-text', m021],
+  ['022-position-received-at', m022],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */
