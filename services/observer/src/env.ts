@@ -44,7 +44,7 @@ export const observerEnvSchema = z.object({
    */
   OBSERVER_INDEXER_URL: z.union([z.literal(''), z.string().url()]).default(''),
   /** How far (ms) the api may trail the node before POSTs are held. 0: each POST waits until its event is applied. */
-  OBSERVER_PACE_STALENESS_MS: z.coerce.number().int().min(0).default(500),
+  OBSERVER_PACE_STALENESS_MS: z.coerce.number().int().min(0).default(250),
   /** Longest one POST is held (ms). Keep it well below the node's `timeout_ms` for this observer. */
   OBSERVER_PACE_MAX_HOLD_MS: z.coerce.number().int().min(1).max(5_000).default(250),
   /** Staleness (ms) beyond which the indexer is replaying a backlog and POSTs are not held at all. */
