@@ -195,12 +195,13 @@ async function runOne(
       );
     const cpu1 = pids.map(cpuMs);
     if (all0 && via === 'node') {
-      const text = await (await fetch(`${sys.observerUrl}/metrics`)).text();
+      const text =
+        (await (await fetch(`${sys.observerUrl}/metrics`)).text()) + (await (await fetch(`${sys.indexerUrl}/metrics`)).text());
       console.log(
         'pacing',
         text
           .split('\n')
-          .filter((l) => /^observer_pace_(skipped_total|hold_seconds_(sum|count))/.test(l))
+          .filter((l) => /^(observer_pace_(skipped_total|hold_seconds_(sum|count))|indexer_batch_seconds_(sum|count))/.test(l))
           .join(' | '),
       );
     }

@@ -42,7 +42,9 @@ export const observerEnvSchema = z.object({
    * held while the api trails the node by more than OBSERVER_PACE_STALENESS_MS. Empty: every POST is answered as soon
    * as its event is durable, however far behind the indexer is.
    */
-  OBSERVER_INDEXER_URL: z.union([z.literal(''), z.string().url()]).default(''),
+  OBSERVER_INDEXER_URL: z
+    .union([z.literal(''), z.string().url().startsWith('http://', 'the indexer serves plain http://')])
+    .default(''),
   /** How far (ms) the api may trail the node before POSTs are held. 0: each POST waits until its event is applied. */
   OBSERVER_PACE_STALENESS_MS: z.coerce.number().int().min(0).default(250),
   /** Longest one POST is held (ms). Keep it well below the node's `timeout_ms` for this observer. */

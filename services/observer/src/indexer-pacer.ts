@@ -1,3 +1,4 @@
+import { Agent, request } from 'node:http';
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
 
@@ -52,6 +53,7 @@ type SkipReason = 'far_behind' | 'hold_limit' | 'stalled' | 'unreachable' | 'qui
  */
 export class IndexerPacer {
   private readonly topics = new Map<string, TopicState>();
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 8 });
   private readonly held: Histogram;
   private readonly skipped: Counter<'reason'>;
 
@@ -80,6 +82,7 @@ export class IndexerPacer {
     const start = Date.now();
     const deadline = start + this.opts.maxHoldMs;
     let advanced = false;
+    let asked = false;
     let reason: SkipReason | null = null;
     for (;;) {
       dropApplied(st);
@@ -111,6 +114,7 @@ export class IndexerPacer {
         covers = t;
       }
       let progress: Progress;
+      asked = true;
       try {
         progress = await this.fetchProgress(topic, covers, left);
       } catch (err) {
@@ -123,8 +127,7 @@ export class IndexerPacer {
       if (st.appliedPosition === null || progress.position !== st.appliedPosition) advanced = true;
       st.appliedPosition = progress.position;
     }
-    const heldMs = Date.now() - start;
-    if (heldMs > 0) this.held.observe(heldMs / 1000);
+    if (asked) this.held.observe((Date.now() - start) / 1000);
     if (reason) this.skipped.inc({ reason });
   }
 
@@ -144,21 +147,45 @@ export class IndexerPacer {
     st.quietUntil = Date.now() + PACER_QUIET_MS;
   }
 
-  private async fetchProgress(topic: string, coversMs: number, waitMs: number): Promise<Progress> {
+  /**
+   * One `GET /progress`, over node:http with a kept-alive connection. Not `fetch`: the observer has no other use for
+   * it, and loading undici on the first hold cost the observer about 60 ms of CPU.
+   */
+  private fetchProgress(topic: string, coversMs: number, waitMs: number): Promise<Progress> {
     const url = new URL('/progress', this.opts.indexerUrl);
     url.searchParams.set('topic', topic);
     url.searchParams.set('covers', String(coversMs));
     url.searchParams.set('wait_ms', String(Math.min(Math.max(0, Math.ceil(waitMs)), 5_000)));
-    // The indexer answers by `wait_ms` itself; one that does not is frozen or overloaded, and holding on helps nobody.
-    const res = await fetch(url, { signal: AbortSignal.timeout(waitMs + ANSWER_GRACE_MS) });
-    const text = await res.text();
-    if (res.status !== 200) throw new Error(`GET /progress answered ${res.status}: ${text.slice(0, 200)}`);
-    const body = JSON.parse(text) as { position?: unknown; received_at?: unknown };
-    const receivedAtMs = typeof body.received_at === 'string' ? Date.parse(body.received_at) : NaN;
-    return {
-      position: typeof body.position === 'string' ? body.position : null,
-      receivedAtMs: Number.isFinite(receivedAtMs) ? receivedAtMs : null,
-    };
+    return new Promise<Progress>((resolve, reject) => {
+      const req = request(url, { agent: this.agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          try {
+            if (res.statusCode !== 200) throw new Error(`GET /progress answered ${res.statusCode}: ${text.slice(0, 200)}`);
+            const body = JSON.parse(text) as { position?: unknown; received_at?: unknown };
+            const receivedAtMs = typeof body.received_at === 'string' ? Date.parse(body.received_at) : NaN;
+            resolve({
+              position: typeof body.position === 'string' ? body.position : null,
+              receivedAtMs: Number.isFinite(receivedAtMs) ? receivedAtMs : null,
+            });
+          } catch (err) {
+            reject(err instanceof Error ? err : new Error(String(err)));
+          }
+        });
+      });
+      // The indexer answers by `wait_ms` itself; one that does not is frozen or overloaded, and holding on helps nobody.
+      req.setTimeout(waitMs + ANSWER_GRACE_MS, () => req.destroy(new Error(`no answer within ${waitMs + ANSWER_GRACE_MS} ms`)));
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  /** Closes the kept-alive connection to the indexer. */
+  close(): void {
+    this.agent.destroy();
   }
 }
 

@@ -56,6 +56,7 @@ async function main(): Promise<void> {
     shutdown.register('intake', 'bitcoind follower', () => follower.stop());
     logger.info({ rpcUrl: env.BITCOIND_RPC_URL, from: env.BITCOIND_START_HEIGHT }, 'following bitcoind');
   }
+  if (pacer) shutdown.register('clients', 'indexer pacer', async () => pacer.close());
   shutdown.register('clients', 'bus producer', () => producer.disconnect());
   shutdown.register('database', 'bus', () => bus.close());
   logger.info({ port, bus: bus.kind }, 'observer listening');
