@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { freePorts } from './free-port';
+import { readFileSync } from 'node:fs';
+import { freePort, freePorts, freePortsBetween } from './free-port';
 
 describe('freePorts', () => {
   it('gives distinct ports, each of which can then be bound', async () => {
@@ -17,5 +18,26 @@ describe('freePorts', () => {
       ),
     );
     await Promise.all(servers.map((srv) => new Promise<void>((resolve) => srv.close(() => resolve()))));
+  });
+
+  it('takes ports below the range the kernel hands out for outgoing connections', async () => {
+    const [start] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    for (const port of [...(await freePorts(32)), await freePort()]) {
+      expect(port).toBeGreaterThanOrEqual(20_000);
+      expect(port).toBeLessThan(start!);
+    }
+  });
+
+  it('skips a port that is already taken', async () => {
+    const [low] = await freePorts(1);
+    const srv = createServer();
+    await new Promise<void>((resolve) => srv.listen(low! + 1, '127.0.0.1', () => resolve()));
+    try {
+      // Three ports to draw from, the middle one taken: the other two, in some order.
+      for (let i = 0; i < 5; i++) expect((await freePortsBetween(2, low!, low! + 3)).sort()).toEqual([low, low! + 2]);
+      await expect(freePortsBetween(3, low!, low! + 3)).rejects.toThrow(/no 3 free ports/);
+    } finally {
+      await new Promise<void>((resolve) => srv.close(() => resolve()));
+    }
   });
 });

@@ -1,41 +1,67 @@
-import { createServer } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 
-/** Asks the OS for a free TCP port on loopback. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Ports handed out here come from below the kernel's ephemeral range (`ip_local_port_range`, 32768–60999 on Linux).
+ * A port the OS picks for `listen(0)` comes from that range, which every outgoing connection on the machine (pools to
+ * PostgreSQL, Kafka clients, the observer's connection to the indexer) draws from as well: between the pick and the
+ * service's own `listen`, one of those could take it, and the service failed with EADDRINUSE (seen in `make test`).
+ * Below the range, only another listener can take a port.
+ */
+const LOW = 20_000;
+
+function ephemeralStart(): number {
+  try {
+    const [start] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    return start && start > LOW + 1_000 ? start : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+const HIGH = ephemeralStart();
+
+/** Binds `port` on loopback, or null when it is taken. */
+function tryListen(port: number): Promise<Server | null> {
+  return new Promise((resolve) => {
     const srv = createServer();
     srv.unref();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
+    srv.once('error', () => resolve(null));
+    srv.listen(port, '127.0.0.1', () => resolve(srv));
   });
 }
 
+/** A free TCP port on loopback, below the ephemeral range. */
+export async function freePort(): Promise<number> {
+  const [port] = await freePorts(1);
+  return port!;
+}
+
 /**
- * `n` distinct free TCP ports on loopback. Every port is held until all of them are known: asked one after the other
- * with `freePort`, the OS may hand the port it just got back again (it was free by then), and two services of one
- * system would then be given the same port, the second failing to bind while the first answers its health check.
+ * `n` distinct free TCP ports on loopback, below the ephemeral range. Every port is held until all of them are known:
+ * otherwise two services of one system could be given the same port, the second failing to bind while the first
+ * answers its health check.
  */
-export async function freePorts(n: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: n },
-      () =>
-        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
-          const srv = createServer();
-          srv.unref();
-          srv.once('error', reject);
-          srv.listen(0, '127.0.0.1', () => resolve(srv));
-        }),
-    ),
-  );
-  const ports = servers.map((srv) => {
-    const addr = srv.address();
-    return typeof addr === 'object' && addr ? addr.port : 0;
-  });
-  await Promise.all(servers.map((srv) => new Promise<void>((resolve) => srv.close(() => resolve()))));
-  return ports;
+export function freePorts(n: number): Promise<number[]> {
+  return freePortsBetween(n, LOW, HIGH);
+}
+
+/** `freePorts` drawing from [low, high). */
+export async function freePortsBetween(n: number, low: number, high: number): Promise<number[]> {
+  const held: Server[] = [];
+  const ports: number[] = [];
+  try {
+    for (let tries = 0; ports.length < n; tries++) {
+      if (tries > 1_000) throw new Error(`no ${n} free ports between ${low} and ${high}`);
+      const port = low + Math.floor(Math.random() * (high - low));
+      if (ports.includes(port)) continue;
+      const srv = await tryListen(port);
+      if (!srv) continue;
+      held.push(srv);
+      ports.push(port);
+    }
+    return ports;
+  } finally {
+    await Promise.all(held.map((srv) => new Promise<void>((resolve) => srv.close(() => resolve()))));
+  }
 }

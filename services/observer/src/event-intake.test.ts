@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger, createMetricsRegistry } from '@bda/common';
 import { BusMessageRejectedError, BusUnavailableError, decodeEnvelope, type BusProducer, type OutgoingMessage } from '@bda/bus';
 import { buildApp } from './build-app';
-import { parseByteSize } from './event-intake';
+import { createReceiveClock, parseByteSize } from './event-intake';
 
 /** A producer that keeps what it is given, or fails the way it is told to. */
 class MemoryProducer implements BusProducer {
@@ -195,5 +195,28 @@ describe('parseByteSize', () => {
     expect(parseByteSize('100KB')).toBe(102_400);
     expect(parseByteSize('1048576')).toBe(1_048_576);
     expect(() => parseByteSize('lots')).toThrow(/not a byte size/);
+  });
+});
+
+describe('createReceiveClock', () => {
+  it('stamps events received within one millisecond with distinct, increasing times', () => {
+    let wall = 1_000;
+    const clock = createReceiveClock(() => wall);
+    expect([clock(), clock(), clock()]).toEqual([1_000, 1_001, 1_002]);
+    wall = 1_010;
+    expect(clock()).toBe(1_010);
+  });
+
+  it('never goes back when the wall clock does', () => {
+    let wall = 5_000;
+    const clock = createReceiveClock(() => wall);
+    expect(clock()).toBe(5_000);
+    wall = 4_000;
+    expect(clock()).toBe(5_001);
+  });
+
+  it('gives envelopes posted back to back distinct receive times', async () => {
+    const stamps = Array.from({ length: 50 }, createReceiveClock());
+    expect(new Set(stamps).size).toBe(50);
   });
 });

@@ -56,6 +56,7 @@ export function eventIntake(deps: EventIntakeDeps): (req: IncomingMessage, res: 
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [metrics],
   });
+  const receiveClock = createReceiveClock();
   // The node sends one request at a time; a queue keeps bus order = arrival order even if several senders post
   // concurrently.
   let tail: Promise<unknown> = Promise.resolve();
@@ -70,7 +71,7 @@ export function eventIntake(deps: EventIntakeDeps): (req: IncomingMessage, res: 
     const checked = checkNodeEvent(path, raw, { query, contentType: req.headers['content-type'] });
     if (!checked.known) logger.warn({ path, bytes: raw.length }, 'unknown observer path stored raw');
     const stop = publishSeconds.startTimer();
-    const receivedAt = new Date();
+    const receivedAt = new Date(receiveClock());
     try {
       await publishInOrder(checked.topic, checked.key, encodeEnvelope(path, receivedAt, checked.body));
     } catch (err) {
@@ -113,6 +114,21 @@ export function eventIntake(deps: EventIntakeDeps): (req: IncomingMessage, res: 
         send(res, status, Buffer.from(JSON.stringify(body)));
       },
     );
+  };
+}
+
+/**
+ * Receive times for envelopes: the wall clock in ms, but never the same value twice and never going back. The pacer
+ * (ADR 0015) tells applied events from pending ones by their receive time; two events stamped in the same millisecond
+ * would be one to it, and a POST could be answered while its own event was still waiting. A node waits for each
+ * answer, so consecutive events are a millisecond or more apart anyway; only a burst of concurrent senders moves the
+ * stamps ahead of the clock, by at most a millisecond an event beyond a thousand a second.
+ */
+export function createReceiveClock(now: () => number = Date.now): () => number {
+  let last = -Infinity;
+  return () => {
+    last = Math.max(now(), last + 1);
+    return last;
   };
 }
 

@@ -130,6 +130,15 @@ describe('IndexerPacer', () => {
     expect(await settledSoon(held)).toBe(true);
   });
 
+  it('with a budget of zero, holds an event stamped this very millisecond too', async () => {
+    const p = pacer({ maxStalenessMs: 0 });
+    const now = Date.now();
+    const held = p.afterPublish(TOPIC, now);
+    expect(await settledSoon(held)).toBe(false);
+    indexer.apply(now);
+    expect(await settledSoon(held)).toBe(true);
+  });
+
   it('lets a POST go after the longest hold when the indexer advances but not far enough', async () => {
     const p = pacer({ maxHoldMs: 200 });
     const stale = Date.now() - 800;

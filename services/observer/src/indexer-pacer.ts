@@ -89,7 +89,8 @@ export class IndexerPacer {
       if (st.pending.length === 0) break;
       const now = Date.now();
       const staleness = now - st.pending[0]!;
-      if (staleness <= this.opts.maxStalenessMs) break;
+      // Within the budget means younger than it: with a budget of 0, an event stamped this very millisecond waits too.
+      if (staleness < this.opts.maxStalenessMs) break;
       if (staleness > this.opts.giveUpMs) {
         reason = 'far_behind';
         break;
@@ -110,7 +111,7 @@ export class IndexerPacer {
       const cutoff = now - this.opts.maxStalenessMs;
       let covers = st.pending[0]!;
       for (const t of st.pending) {
-        if (t >= cutoff) break;
+        if (t > cutoff) break;
         covers = t;
       }
       let progress: Progress;
