@@ -20,6 +20,11 @@ export interface AppliedProgress {
   receivedAt: string | null;
 }
 
+/** Whether everything received up to `coversMs` (observer clock, ms since the epoch) is applied at `progress`. */
+export function progressCovers(progress: AppliedProgress, coversMs: number): boolean {
+  return progress.receivedAt !== null && Date.parse(progress.receivedAt) >= coversMs;
+}
+
 /** How often a wait for progress re-reads the stored position (progress committed by another indexer process). */
 const STORED_PROGRESS_POLL_MS = 50;
 
@@ -172,7 +177,7 @@ export class MessageApplier {
    */
   async waitForProgress(coversMs: number, waitMs: number): Promise<AppliedProgress> {
     const deadline = Date.now() + waitMs;
-    const covered = (p: AppliedProgress) => p.receivedAt !== null && Date.parse(p.receivedAt) >= coversMs;
+    const covered = (p: AppliedProgress) => progressCovers(p, coversMs);
     const newer = (a: AppliedProgress, b: AppliedProgress) =>
       b.position !== null && (a.position === null || b.position > a.position) ? b : a;
     let best = this.committed;

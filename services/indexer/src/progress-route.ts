@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import { InputError, ServiceUnavailableError } from '@bda/common';
 import type { Indexer } from './indexer';
+import { progressCovers } from './message-applier';
 
 /** Longest a `/progress` request may wait for progress (`wait_ms`). */
 export const MAX_PROGRESS_WAIT_MS = 5_000;
@@ -44,7 +45,7 @@ export function progressRoute(indexer: Pick<Indexer, 'applierOf' | 'progress'>):
       topic,
       position: progress.position === null ? null : progress.position.toString(),
       received_at: progress.receivedAt,
-      covered: progress.receivedAt !== null && Date.parse(progress.receivedAt) >= coversMs,
+      covered: progressCovers(progress, coversMs),
     };
     res.json(body);
   };

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger, createMetricsRegistry } from '@bda/common';
 import type { Registry } from 'prom-client';
-import { IndexerPacer, type IndexerPacerOptions } from './indexer-pacer';
+import { IndexerPacer, PACER_REFRESH_MS, type IndexerPacerOptions } from './indexer-pacer';
 
 /**
  * A fake indexer speaking `GET /progress` as the real one does: it answers as soon as the record received at `covers`
@@ -173,6 +173,27 @@ describe('IndexerPacer', () => {
     await p.afterPublish(TOPIC, Date.now() - 6_000);
     await p.afterPublish(TOPIC, Date.now());
     expect(indexer.requests).toHaveLength(0);
+    expect(await skipped()).toEqual({ far_behind: 2 });
+  });
+
+  it('paces again once an indexer that was too far behind has caught up', async () => {
+    const p = pacer({ giveUpMs: 5_000 });
+    await p.afterPublish(TOPIC, Date.now() - 6_000);
+    expect(await skipped()).toEqual({ far_behind: 1 });
+    // Only a look without waiting, in the background, at most once a second.
+    await new Promise((r) => setTimeout(r, 50));
+    expect(indexer.requests.map((q) => [q.get('covers'), q.get('wait_ms')])).toEqual([[null, '0']]);
+    indexer.apply(Date.now());
+    await new Promise((r) => setTimeout(r, PACER_REFRESH_MS + 50));
+    await p.afterPublish(TOPIC, Date.now());
+    await new Promise((r) => setTimeout(r, 50));
+    expect(indexer.requests).toHaveLength(2);
+    // Now known caught up: an event over the budget is held again.
+    const stale = Date.now() - 800;
+    const held = p.afterPublish(TOPIC, stale);
+    expect(await settledSoon(held)).toBe(false);
+    indexer.apply(stale);
+    await held;
     expect(await skipped()).toEqual({ far_behind: 2 });
   });
 

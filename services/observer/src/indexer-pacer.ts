@@ -29,10 +29,15 @@ interface TopicState {
   appliedPosition: string | null;
   /** No POST on this topic is held until then (its indexer was unreachable or stalled). */
   quietUntil: number;
+  /** A background refresh is in flight, and when the last one started. */
+  refreshing: boolean;
+  refreshedAt: number;
 }
 
 /** After an unreachable or stalled indexer, how long POSTs go unheld before pacing tries again. */
 export const PACER_QUIET_MS = 5_000;
+/** While the indexer is too far behind to pace, how often the pacer still asks how far it is. */
+export const PACER_REFRESH_MS = 1_000;
 /** How long past `wait_ms` the indexer's answer may take before it counts as unreachable. */
 const ANSWER_GRACE_MS = 100;
 /** Pending receive times kept per topic; beyond it the list is thinned, always keeping the oldest. */
@@ -92,6 +97,9 @@ export class IndexerPacer {
       // Within the budget means younger than it: with a budget of 0, an event stamped this very millisecond waits too.
       if (staleness < this.opts.maxStalenessMs) break;
       if (staleness > this.opts.giveUpMs) {
+        // Nothing is asked while holding is off, so what is known goes stale with it: refresh it now and then, without
+        // holding this POST, or pacing would never come back once the indexer has caught up.
+        this.refreshInBackground(topic, st);
         reason = 'far_behind';
         break;
       }
@@ -123,19 +131,30 @@ export class IndexerPacer {
         this.quiet(st, `cannot ask the indexer how far it is on ${topic}: ${(err as Error).message}`);
         break;
       }
-      if (progress.receivedAtMs !== null && progress.receivedAtMs > st.appliedMs) st.appliedMs = progress.receivedAtMs;
       // The first answer ever has nothing to compare with: it counts as progress (a stall shows on the next hold).
       if (st.appliedPosition === null || progress.position !== st.appliedPosition) advanced = true;
-      st.appliedPosition = progress.position;
+      learn(st, progress);
     }
     if (asked) this.held.observe((Date.now() - start) / 1000);
     if (reason) this.skipped.inc({ reason });
   }
 
+  /** At most once every `PACER_REFRESH_MS`, asks how far the indexer is without waiting, and keeps the answer. */
+  private refreshInBackground(topic: string, st: TopicState): void {
+    const now = Date.now();
+    if (st.refreshing || now - st.refreshedAt < PACER_REFRESH_MS) return;
+    st.refreshing = true;
+    st.refreshedAt = now;
+    this.fetchProgress(topic, Infinity, 0)
+      .then((progress) => learn(st, progress))
+      .catch(() => {})
+      .finally(() => (st.refreshing = false));
+  }
+
   private state(topic: string): TopicState {
     let st = this.topics.get(topic);
     if (!st) {
-      st = { pending: [], appliedMs: -Infinity, appliedPosition: null, quietUntil: 0 };
+      st = { pending: [], appliedMs: -Infinity, appliedPosition: null, quietUntil: 0, refreshing: false, refreshedAt: 0 };
       this.topics.set(topic, st);
     }
     return st;
@@ -155,7 +174,7 @@ export class IndexerPacer {
   private fetchProgress(topic: string, coversMs: number, waitMs: number): Promise<Progress> {
     const url = new URL('/progress', this.opts.indexerUrl);
     url.searchParams.set('topic', topic);
-    url.searchParams.set('covers', String(coversMs));
+    if (Number.isFinite(coversMs)) url.searchParams.set('covers', String(coversMs));
     url.searchParams.set('wait_ms', String(Math.min(Math.max(0, Math.ceil(waitMs)), 5_000)));
     return new Promise<Progress>((resolve, reject) => {
       const req = request(url, { agent: this.agent }, (res) => {
@@ -203,6 +222,11 @@ function insertSorted(list: number[], t: number): void {
     const kept = list.filter((_, i) => i === 0 || i === list.length - 1 || i % 2 === 0);
     list.splice(0, list.length, ...kept);
   }
+}
+
+function learn(st: TopicState, progress: Progress): void {
+  if (progress.receivedAtMs !== null && progress.receivedAtMs > st.appliedMs) st.appliedMs = progress.receivedAtMs;
+  st.appliedPosition = progress.position;
 }
 
 function dropApplied(st: TopicState): void {
