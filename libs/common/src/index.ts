@@ -12,3 +12,4 @@ export * from './cluster-primary';
 export * from './parse-json-exact';
 export * from './with-timeout';
 export * from './knex-log';
+export * from './read-body';

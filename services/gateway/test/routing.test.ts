@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestDatabase } from '@bda/test-support';
 import { DEFAULT_NODE_ROUTES } from '../src/env';
-import { DRAIN_LIMIT_BYTES } from '../src/proxy/forward';
+import { DRAIN_LIMIT_BYTES } from '@bda/common';
 import { startGatewayProcess, type GatewayProcess } from './support/gateway-process';
 import { request } from './support/http';
 import { startStubNodes, StubApi, type StubNode } from './support/stub-node';

@@ -1,7 +1,9 @@
 import { createServer, request, type Server } from 'node:http';
+import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger, createMetricsRegistry } from '@bda/common';
+import { createLogger, createMetricsRegistry, DRAIN_LIMIT_BYTES } from '@bda/common';
 import { BusMessageRejectedError, BusUnavailableError, decodeEnvelope, type BusProducer, type OutgoingMessage } from '@bda/bus';
 import { buildApp } from './build-app';
 import { createReceiveClock, parseByteSize } from './event-intake';
@@ -139,6 +141,50 @@ describe('the observer intake', () => {
     const streamed = await call(port, 'POST', '/new_block', big, { 'content-type': 'application/json' }, true);
     expect(streamed).toMatchObject({ status: 413, body: { error: 'payload_too_large' } });
     expect(producer.published).toHaveLength(0);
+  });
+
+  it('lets a client still sending an oversized body read its 413, instead of a broken pipe', async () => {
+    // From a process of its own: a client in this process shares the event loop with the server and never raced it.
+    // Answered and closed while the body was still coming, about one upload in four failed with EPIPE.
+    const client = `
+      const http = require('node:http');
+      const big = Buffer.alloc(2 * 1024 * 1024, 32);
+      const outcomes = {};
+      (async () => {
+        for (let i = 0; i < 100; i++) {
+          const key = await new Promise((resolve) => {
+            const req = http.request({ port: ${port}, method: 'POST', path: '/new_block' }, (res) => {
+              res.resume();
+              res.on('end', () => resolve(String(res.statusCode)));
+            });
+            req.on('error', (e) => resolve(e.code || e.message));
+            req.end(big);
+          });
+          outcomes[key] = (outcomes[key] || 0) + 1;
+        }
+        process.stdout.write(JSON.stringify(outcomes));
+      })();`;
+    const child = spawn(process.execPath, ['-e', client], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+    await new Promise((resolve) => child.once('exit', resolve));
+    expect(JSON.parse(out)).toEqual({ 413: 100 });
+    expect(producer.published).toHaveLength(0);
+  });
+
+  it('answers a body declared beyond what it drains at once, and closes the connection', async () => {
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () =>
+        socket.write(`POST /new_block HTTP/1.1\r\nhost: x\r\ncontent-length: ${DRAIN_LIMIT_BYTES + 1}\r\n\r\n{"a":`),
+      );
+      let text = '';
+      socket.on('data', (c: Buffer) => (text += c.toString('utf8')));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer.toLowerCase()).toContain('connection: close');
+    expect(answer).toContain('payload_too_large');
   });
 
   it('accepts a gzip body and stores it decompressed; refuses an encoding it cannot read', async () => {

@@ -4,7 +4,15 @@ import { promisify } from 'node:util';
 import { gunzip as gunzipCb, inflate as inflateCb } from 'node:zlib';
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { AppError, InputError, PayloadTooLargeError, ServiceUnavailableError, type ErrorResponse } from '@bda/common';
+import {
+  AppError,
+  DRAIN_LIMIT_BYTES,
+  InputError,
+  PayloadTooLargeError,
+  readBody,
+  ServiceUnavailableError,
+  type ErrorResponse,
+} from '@bda/common';
 import { BusMessageRejectedError, BusUnavailableError, encodeEnvelope, type BusProducer } from '@bda/bus';
 import { checkNodeEvent } from './check-node-event';
 import type { IndexerPacer } from './indexer-pacer';
@@ -67,7 +75,7 @@ export function eventIntake(deps: EventIntakeDeps): (req: IncomingMessage, res: 
   };
 
   const accept = async (req: IncomingMessage, path: string, query: string): Promise<void> => {
-    const raw = await readBody(req, deps.bodyLimitBytes);
+    const raw = await readRequestBody(req, deps.bodyLimitBytes);
     const checked = checkNodeEvent(path, raw, { query, contentType: req.headers['content-type'] });
     if (!checked.known) logger.warn({ path, bytes: raw.length }, 'unknown observer path stored raw');
     const stop = publishSeconds.startTimer();
@@ -146,24 +154,20 @@ function errorBody(err: unknown): [number, ErrorResponse] {
   return [500, { error: 'internal_error', message: 'an unexpected error occurred' }];
 }
 
-/** The body, decompressed when the sender said so, refused with 413 beyond `limit` bytes. */
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/**
+ * The body, decompressed when the sender said so, refused with 413 beyond `limit` bytes. A refused body is read to its
+ * end first (up to `DRAIN_LIMIT_BYTES`), so that a client still sending it gets the 413 rather than a broken pipe.
+ */
+async function readRequestBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const tooLarge = () => new PayloadTooLargeError(`request body exceeds the limit of ${limit} bytes`);
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of req as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > limit) throw tooLarge();
-      chunks.push(chunk);
-    }
-  } catch (err) {
-    if (err instanceof AppError) throw err;
-    throw new InputError('the client aborted the request body');
+  if (Number.isFinite(declared) && declared > limit) {
+    if (declared <= DRAIN_LIMIT_BYTES) await readBody(req, 0);
+    throw tooLarge();
   }
-  const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+  const raw = await readBody(req, limit);
+  if (raw === 'too_large') throw tooLarge();
+  if (raw === 'aborted') throw new InputError('the client aborted the request body');
   const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
   if (encoding === 'identity') return raw;
   if (encoding !== 'gzip' && encoding !== 'deflate') {

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { GatewayMetrics } from '../metrics';
 import type { Member, UpstreamPool } from '../node-pool/pool';
 import { isCorsHeader } from './cors';
+import { DRAIN_LIMIT_BYTES, readBody } from '@bda/common';
 
 /**
  * The forwarder: node:http with keep-alive agents, bodies streamed both ways, and the retry rules of the pool.
@@ -298,49 +299,6 @@ function tooLarge(limit: number): ForwardFailure {
     error: 'payload_too_large',
     message: limit === 0 ? 'this route takes no request body' : `the request body exceeds the limit of ${limit} bytes`,
   };
-}
-
-/**
- * How much of a refused request body is read and thrown away before the 413 goes out. A client that is still
- * sending when the answer comes and the socket closes gets a failed write (EPIPE) or a reset that discards the
- * answer, and never sees the 413 (about one try in ten for a 2 MB body on loopback, before this). Read to its end,
- * the body leaves nothing unread, and the connection ends cleanly or stays open. Larger bodies are answered at once,
- * and the connection is closed.
- */
-export const DRAIN_LIMIT_BYTES = 8 * 1024 * 1024;
-
-/**
- * Reads a body of at most `limit` bytes. A longer one is `too_large`, settled once it has been read to its end and
- * thrown away, up to `DRAIN_LIMIT_BYTES` in all; past that it settles at once, the body unread, and the answer
- * closes the connection (`req.complete` stays false). `aborted` when the client goes away first.
- */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_large' | 'aborted'> {
-  return new Promise((resolve) => {
-    let chunks: Buffer[] = [];
-    let size = 0;
-    const settle = (result: Buffer | 'too_large' | 'aborted') => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onGone);
-      req.off('aborted', onGone);
-      req.off('close', onGone);
-      if (result === 'too_large') req.resume();
-      resolve(result);
-    };
-    const onData = (c: Buffer) => {
-      size += c.length;
-      if (size <= limit) chunks.push(c);
-      else if (size > DRAIN_LIMIT_BYTES) settle('too_large');
-      else chunks = [];
-    };
-    const onEnd = () => settle(size > limit ? 'too_large' : Buffer.concat(chunks, size));
-    const onGone = () => settle('aborted');
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onGone);
-    req.on('aborted', onGone);
-    req.on('close', onGone);
-  });
 }
 
 /**

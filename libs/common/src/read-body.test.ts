@@ -1,0 +1,64 @@
+import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readBody } from './read-body';
+
+describe('readBody', () => {
+  let server: Server;
+  let port: number;
+  let seen: Promise<{ result: Buffer | string; complete: boolean }>;
+  let onRequest: (r: { result: Buffer | string; complete: boolean }) => void;
+  const next = () => (seen = new Promise((resolve) => (onRequest = resolve)));
+
+  beforeAll(async () => {
+    // Limit 10 bytes, drained up to 100.
+    server = createServer((req: IncomingMessage, res) => {
+      void readBody(req, 10, 100).then((result) => {
+        onRequest({ result, complete: req.complete });
+        res.end('done');
+      });
+    }).listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  const post = (body: Buffer) =>
+    new Promise<number>((resolve, reject) => {
+      const req = request({ port, method: 'POST' }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+
+  it('gives a body within the limit whole', async () => {
+    next();
+    await post(Buffer.from('0123456789'));
+    expect(await seen).toEqual({ result: Buffer.from('0123456789'), complete: true });
+  });
+
+  it('reads a body over the limit to its end before calling it too large, within the drain limit', async () => {
+    next();
+    await post(Buffer.alloc(100, 1));
+    expect(await seen).toEqual({ result: 'too_large', complete: true });
+  });
+
+  it('calls a body past the drain limit too large at once, without reading it to its end', async () => {
+    next();
+    const socket = connect(port, '127.0.0.1');
+    socket.write('POST / HTTP/1.1\r\nhost: x\r\ncontent-length: 1000\r\n\r\n');
+    socket.write(Buffer.alloc(150, 1));
+    expect(await seen).toEqual({ result: 'too_large', complete: false });
+    socket.destroy();
+  });
+
+  it('says so when the client goes away in the middle of the body', async () => {
+    next();
+    const socket = connect(port, '127.0.0.1');
+    socket.write('POST / HTTP/1.1\r\nhost: x\r\ncontent-length: 50\r\n\r\n01234');
+    setTimeout(() => socket.destroy(), 20);
+    expect(await seen).toEqual({ result: 'aborted', complete: false });
+  });
+});
