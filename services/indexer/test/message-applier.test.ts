@@ -5,7 +5,7 @@ import { encodeEnvelope, type BusRecord, type Envelope } from '@bda/bus';
 import { createDb, migrateLatest } from '@bda/db';
 import { createTestDatabase } from '@bda/test-support';
 import { PoisonMessageError } from '../src/apply-error';
-import { describeFailure, MessageApplier } from '../src/message-applier';
+import { describeFailure, MessageApplier, type MessageApplierOptions } from '../src/message-applier';
 import { WriteBatch } from '../src/sql';
 
 const record = (position: number, body: unknown): BusRecord => ({
@@ -22,7 +22,7 @@ describe('MessageApplier', () => {
   let applier: MessageApplier;
 
   /** Writes each record's number to `applier_items`; a body `{poison: true}` cannot be applied. */
-  const make = (positionKey: string) =>
+  const make = (positionKey: string, overrides: Partial<MessageApplierOptions> = {}) =>
     new MessageApplier({
       db,
       logger: createLogger('indexer', 'silent'),
@@ -34,6 +34,7 @@ describe('MessageApplier', () => {
         seen.push(body.n!);
         await trx('applier_items').insert({ n: body.n });
       },
+      ...overrides,
     });
 
   beforeAll(async () => {
@@ -215,11 +216,7 @@ describe('MessageApplier', () => {
 
     it('with a time limit, commits a long batch in several transactions and shows progress after each', async () => {
       const txids: string[] = [];
-      const limited = new MessageApplier({
-        db,
-        logger: createLogger('indexer', 'silent'),
-        metrics: createMetricsRegistry('indexer'),
-        positionKey: 'test.topic',
+      const limited = make('test.topic', {
         maxBatchMs: 1,
         handle: async (trx: Knex.Transaction, env: Envelope) => {
           const { rows } = (await trx.raw('SELECT txid_current()::text AS id')) as { rows: Array<{ id: string }> };

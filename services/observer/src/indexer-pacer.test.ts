@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger, createMetricsRegistry } from '@bda/common';
 import type { Registry } from 'prom-client';
-import { IndexerPacer, PACER_REFRESH_MS, type IndexerPacerOptions } from './indexer-pacer';
+import { IndexerPacer, PACER_WATCH_MS, type IndexerPacerOptions } from './indexer-pacer';
 
 /**
  * A fake indexer speaking `GET /progress` as the real one does: it answers as soon as the record received at `covers`
@@ -69,16 +69,22 @@ const TOPIC = 'stacks.node-events';
 describe('IndexerPacer', () => {
   let indexer: FakeIndexer;
   let metrics: Registry;
+  let made: IndexerPacer[] = [];
   const pacer = (opts: Partial<IndexerPacerOptions> = {}) =>
-    new IndexerPacer({
-      indexerUrl: indexer.url,
-      maxStalenessMs: 500,
-      maxHoldMs: 2_000,
-      giveUpMs: 10_000,
-      logger: createLogger('observer', 'silent'),
-      metrics,
-      ...opts,
-    });
+    track(
+      new IndexerPacer({
+        indexerUrl: indexer.url,
+        maxStalenessMs: 500,
+        maxHoldMs: 2_000,
+        giveUpMs: 10_000,
+        logger: createLogger('observer', 'silent'),
+        metrics,
+        ...opts,
+      }),
+    );
+  const track = (p: IndexerPacer) => (made.push(p), p);
+  /** The background long polls: no covers older than what it holds for, and the watch's own wait. */
+  const watches = () => indexer.requests.filter((q) => q.get('wait_ms') === String(PACER_WATCH_MS));
   const skipped = async () =>
     Object.fromEntries(
       (await metrics.getSingleMetric('observer_pace_skipped_total')!.get()).values.map((v) => [v.labels.reason, v.value]),
@@ -96,13 +102,34 @@ describe('IndexerPacer', () => {
     indexer = new FakeIndexer();
     await indexer.start();
   });
-  afterEach(() => indexer.stop());
+  afterEach(async () => {
+    for (const p of made) p.close();
+    made = [];
+    await indexer.stop();
+  });
 
-  it('answers at once, without asking the indexer, while the api trails by less than the budget', async () => {
+  it('answers at once while the api trails by less than the budget, and learns the progress in the background', async () => {
     const p = pacer();
-    await p.afterPublish(TOPIC, Date.now());
-    await p.afterPublish(TOPIC, Date.now() - 400);
-    expect(indexer.requests).toHaveLength(0);
+    const first = Date.now();
+    expect(await settledSoon(p.afterPublish(TOPIC, first))).toBe(true);
+    expect(await settledSoon(p.afterPublish(TOPIC, Date.now() - 400))).toBe(true);
+    expect(await skipped()).toEqual({});
+    // One long poll in the background, for the newest event it had then.
+    expect(watches().map((q) => Number(q.get('covers')))).toEqual([first]);
+  });
+
+  it('does not ask before answering a POST that follows a quiet spell, once its last event is known applied', async () => {
+    const p = pacer({ maxStalenessMs: 50 });
+    const earlier = Date.now();
+    await p.afterPublish(TOPIC, earlier);
+    indexer.apply(earlier);
+    // Long enough for the earlier event to be older than the budget.
+    await new Promise((r) => setTimeout(r, 100));
+    const asked = indexer.requests.length;
+    // The earlier event is older than the budget, but the watch already learned it was applied: no hold, no question.
+    expect(await settledSoon(p.afterPublish(TOPIC, Date.now()))).toBe(true);
+    expect(indexer.requests.slice(asked).every((q) => q.get('wait_ms') === String(PACER_WATCH_MS))).toBe(true);
+    expect(await skipped()).toEqual({});
   });
 
   it('holds a POST while the oldest unapplied event is over the budget, until the indexer applies it', async () => {
@@ -161,6 +188,19 @@ describe('IndexerPacer', () => {
     expect(await skipped()).toEqual({ hold_limit: 1, stalled: 1, quiet: 1 });
   });
 
+  it('counts progress the background watch learned during a hold as progress, not as a stall', async () => {
+    const p = pacer({ maxHoldMs: 200 });
+    const x = Date.now() - 800;
+    await p.afterPublish(TOPIC, x);
+    expect(await skipped()).toEqual({ hold_limit: 1 });
+    // The watch now waits for x; the next hold waits for y. x gets applied during that hold, y does not.
+    const held = p.afterPublish(TOPIC, Date.now() - 700);
+    await new Promise((r) => setTimeout(r, 50));
+    indexer.apply(x);
+    await held;
+    expect(await skipped()).toEqual({ hold_limit: 2 });
+  });
+
   it('answers at once when the indexer cannot be reached, and stops asking for a while', async () => {
     const p = pacer({ indexerUrl: 'http://127.0.0.1:9' });
     await p.afterPublish(TOPIC, Date.now() - 800);
@@ -170,31 +210,26 @@ describe('IndexerPacer', () => {
 
   it('does not hold while the indexer is replaying a backlog beyond the give-up staleness', async () => {
     const p = pacer({ giveUpMs: 5_000 });
-    await p.afterPublish(TOPIC, Date.now() - 6_000);
-    await p.afterPublish(TOPIC, Date.now());
-    expect(indexer.requests).toHaveLength(0);
+    expect(await settledSoon(p.afterPublish(TOPIC, Date.now() - 6_000))).toBe(true);
+    expect(await settledSoon(p.afterPublish(TOPIC, Date.now()))).toBe(true);
     expect(await skipped()).toEqual({ far_behind: 2 });
+    // Only the background watch asked.
+    expect(indexer.requests.length).toBe(watches().length);
   });
 
   it('paces again once an indexer that was too far behind has caught up', async () => {
     const p = pacer({ giveUpMs: 5_000 });
     await p.afterPublish(TOPIC, Date.now() - 6_000);
     expect(await skipped()).toEqual({ far_behind: 1 });
-    // Only a look without waiting, in the background, at most once a second.
+    // Caught up to two seconds ago: the watch learns it, without any POST waiting.
+    indexer.apply(Date.now() - 2_000);
     await new Promise((r) => setTimeout(r, 50));
-    expect(indexer.requests.map((q) => [q.get('covers'), q.get('wait_ms')])).toEqual([[null, '0']]);
-    indexer.apply(Date.now());
-    await new Promise((r) => setTimeout(r, PACER_REFRESH_MS + 50));
-    await p.afterPublish(TOPIC, Date.now());
-    await new Promise((r) => setTimeout(r, 50));
-    expect(indexer.requests).toHaveLength(2);
-    // Now known caught up: an event over the budget is held again.
     const stale = Date.now() - 800;
     const held = p.afterPublish(TOPIC, stale);
     expect(await settledSoon(held)).toBe(false);
     indexer.apply(stale);
     await held;
-    expect(await skipped()).toEqual({ far_behind: 2 });
+    expect(await skipped()).toEqual({ far_behind: 1 });
   });
 
   it('forgets events once the indexer reports them applied', async () => {
@@ -202,9 +237,11 @@ describe('IndexerPacer', () => {
     const stale = Date.now() - 800;
     indexer.apply(stale);
     await p.afterPublish(TOPIC, stale);
-    expect(indexer.requests).toHaveLength(1);
-    // Known applied now: a fresh event alone is within the budget, nothing more to ask.
+    const holds = () => indexer.requests.filter((q) => q.get('wait_ms') !== String(PACER_WATCH_MS));
+    expect(holds()).toHaveLength(1);
+    // Known applied now: a fresh event alone is within the budget, no hold asks.
     await p.afterPublish(TOPIC, Date.now());
-    expect(indexer.requests).toHaveLength(1);
+    expect(holds()).toHaveLength(1);
+    expect(await skipped()).toEqual({});
   });
 });

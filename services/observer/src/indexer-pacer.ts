@@ -29,15 +29,14 @@ interface TopicState {
   appliedPosition: string | null;
   /** No POST on this topic is held until then (its indexer was unreachable or stalled). */
   quietUntil: number;
-  /** A background refresh is in flight, and when the last one started. */
-  refreshing: boolean;
-  refreshedAt: number;
+  /** A background long poll (`watch`) is in flight. */
+  watching: boolean;
 }
 
 /** After an unreachable or stalled indexer, how long POSTs go unheld before pacing tries again. */
 export const PACER_QUIET_MS = 5_000;
-/** While the indexer is too far behind to pace, how often the pacer still asks how far it is. */
-export const PACER_REFRESH_MS = 1_000;
+/** Longest wait of the pacer's background long poll: while the indexer makes no progress, one request a second. */
+export const PACER_WATCH_MS = 1_000;
 /** How long past `wait_ms` the indexer's answer may take before it counts as unreachable. */
 const ANSWER_GRACE_MS = 100;
 /** Pending receive times kept per topic; beyond it the list is thinned, always keeping the oldest. */
@@ -59,6 +58,7 @@ type SkipReason = 'far_behind' | 'hold_limit' | 'stalled' | 'unreachable' | 'qui
 export class IndexerPacer {
   private readonly topics = new Map<string, TopicState>();
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 8 });
+  private closed = false;
   private readonly held: Histogram;
   private readonly skipped: Counter<'reason'>;
 
@@ -86,7 +86,8 @@ export class IndexerPacer {
     insertSorted(st.pending, receivedAtMs);
     const start = Date.now();
     const deadline = start + this.opts.maxHoldMs;
-    let advanced = false;
+    // Progress is learned here and by the background watch alike: compare with what was known when the hold began.
+    const positionAtStart = st.appliedPosition;
     let asked = false;
     let reason: SkipReason | null = null;
     for (;;) {
@@ -97,9 +98,6 @@ export class IndexerPacer {
       // Within the budget means younger than it: with a budget of 0, an event stamped this very millisecond waits too.
       if (staleness < this.opts.maxStalenessMs) break;
       if (staleness > this.opts.giveUpMs) {
-        // Nothing is asked while holding is off, so what is known goes stale with it: refresh it now and then, without
-        // holding this POST, or pacing would never come back once the indexer has caught up.
-        this.refreshInBackground(topic, st);
         reason = 'far_behind';
         break;
       }
@@ -109,7 +107,8 @@ export class IndexerPacer {
       }
       const left = deadline - now;
       if (left <= 0) {
-        if (!advanced) {
+        // Nothing known at the start (the first answer ever) counts as progress: a stall shows on the next hold.
+        if (positionAtStart !== null && st.appliedPosition === positionAtStart) {
           reason = 'stalled';
           this.quiet(st, `the indexer applied nothing on ${topic} for ${this.opts.maxHoldMs} ms`);
         } else reason = 'hold_limit';
@@ -131,30 +130,40 @@ export class IndexerPacer {
         this.quiet(st, `cannot ask the indexer how far it is on ${topic}: ${(err as Error).message}`);
         break;
       }
-      // The first answer ever has nothing to compare with: it counts as progress (a stall shows on the next hold).
-      if (st.appliedPosition === null || progress.position !== st.appliedPosition) advanced = true;
       learn(st, progress);
     }
     if (asked) this.held.observe((Date.now() - start) / 1000);
     if (reason) this.skipped.inc({ reason });
+    this.watch(topic, st);
   }
 
-  /** At most once every `PACER_REFRESH_MS`, asks how far the indexer is without waiting, and keeps the answer. */
-  private refreshInBackground(topic: string, st: TopicState): void {
-    const now = Date.now();
-    if (st.refreshing || now - st.refreshedAt < PACER_REFRESH_MS) return;
-    st.refreshing = true;
-    st.refreshedAt = now;
-    this.fetchProgress(topic, Infinity, 0)
+  /**
+   * Keeps what the pacer knows current without holding anybody: while events are pending, one long poll at a time
+   * waits (up to `PACER_WATCH_MS`) for the newest of them to be applied. Without it, the pacer learned of progress only
+   * inside a hold: on a node posting every few seconds each POST found the previous event "old" and asked the indexer
+   * before its answer, and once too far behind to pace it would never have learned that the indexer caught up.
+   */
+  private watch(topic: string, st: TopicState): void {
+    dropApplied(st);
+    if (this.closed || st.watching || st.pending.length === 0 || Date.now() < st.quietUntil) return;
+    st.watching = true;
+    const started = Date.now();
+    this.fetchProgress(topic, st.pending[st.pending.length - 1]!, PACER_WATCH_MS)
       .then((progress) => learn(st, progress))
-      .catch(() => {})
-      .finally(() => (st.refreshing = false));
+      .catch((err: unknown) => {
+        if (!this.closed) this.quiet(st, `cannot ask the indexer how far it is on ${topic}: ${(err as Error).message}`);
+      })
+      .finally(() => {
+        st.watching = false;
+        // Never faster than one poll a `PACER_WATCH_MS` while nothing new is applied, whatever the answer's timing.
+        setTimeout(() => this.watch(topic, st), Math.max(0, started + PACER_WATCH_MS - Date.now())).unref();
+      });
   }
 
   private state(topic: string): TopicState {
     let st = this.topics.get(topic);
     if (!st) {
-      st = { pending: [], appliedMs: -Infinity, appliedPosition: null, quietUntil: 0, refreshing: false, refreshedAt: 0 };
+      st = { pending: [], appliedMs: -Infinity, appliedPosition: null, quietUntil: 0, watching: false };
       this.topics.set(topic, st);
     }
     return st;
@@ -203,8 +212,9 @@ export class IndexerPacer {
     });
   }
 
-  /** Closes the kept-alive connection to the indexer. */
+  /** Stops the background polls and closes the kept-alive connections to the indexer. */
   close(): void {
+    this.closed = true;
     this.agent.destroy();
   }
 }
