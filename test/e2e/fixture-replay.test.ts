@@ -52,8 +52,9 @@ describe.each(['kafka', 'postgres'] as const)('replaying the recorded node event
              UNION
              SELECT p.address, tx.block_height, coalesce(tx.microblock_sequence, 2147483647), tx.tx_index, tx.tx_id, tx.index_block_hash
              FROM events e JOIN txs tx ON tx.tx_id = e.tx_id AND tx.index_block_hash = e.index_block_hash,
-                  LATERAL (VALUES (e.sender), (e.recipient), (e.locked_address)) p(address)
-             WHERE tx.canonical AND e.committed AND tx.status = 'success' AND p.address IS NOT NULL`;
+                  LATERAL (VALUES (e.sender), (e.recipient)) p(address)
+             WHERE tx.canonical AND e.committed AND tx.status = 'success' AND p.address IS NOT NULL
+               AND e.type IN ('stx_transfer_event', 'stx_mint_event', 'stx_burn_event')`;
         const stored = 'SELECT address, block_height, microblock_sequence, tx_index, tx_id, index_block_hash FROM address_txs';
         const missing = await sys.db.raw(`(${definition}) EXCEPT (${stored})`);
         const extra = await sys.db.raw(`(${stored}) EXCEPT (${definition})`);

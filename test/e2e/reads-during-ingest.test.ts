@@ -1083,8 +1083,9 @@ async function checkHistories(sys: TestSystem, run: Run): Promise<string[]> {
        UNION
        SELECT p.address, tx.block_height, coalesce(tx.microblock_sequence, ${ANCHORED}), tx.tx_index, tx.tx_id, tx.index_block_hash
        FROM events e JOIN txs tx ON tx.tx_id = e.tx_id AND tx.index_block_hash = e.index_block_hash,
-            LATERAL (VALUES (e.sender), (e.recipient), (e.locked_address)) p(address)
-       WHERE e.committed AND tx.status = 'success' AND p.address = ANY(?)`,
+            LATERAL (VALUES (e.sender), (e.recipient)) p(address)
+       WHERE e.committed AND tx.status = 'success' AND p.address = ANY(?)
+         AND e.type IN ('stx_transfer_event', 'stx_mint_event', 'stx_burn_event')`,
       [principals, principals],
     )
   ).rows as Array<{

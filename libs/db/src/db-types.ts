@@ -71,6 +71,8 @@ export interface DbTx {
   sponsor_address: string | null;
   sponsored: boolean;
   nonce: string;
+  /** The sponsor's nonce (int8 as a string); null unless sponsored, and for rows written before migration 023. */
+  sponsor_nonce: string | null;
   fee_rate: string;
   anchor_mode: string;
   post_condition_mode: string;
@@ -121,6 +123,8 @@ export interface DbMempoolTx {
   sender_address: string;
   sponsor_address: string | null;
   nonce: string;
+  /** The sponsor's nonce (int8 as a string); null unless sponsored, and for rows written before migration 023. */
+  sponsor_nonce: string | null;
   fee_rate: string;
   payload: Record<string, unknown>;
   post_conditions: unknown;

@@ -429,6 +429,45 @@ describe('decodeTransaction on constructed transactions', () => {
     });
   });
 
+  it('staking and pox post conditions, pox codes by the reference API names', async () => {
+    const call = await makeContractCall({
+      contractAddress: 'SP000000000000000000002Q6VF78',
+      contractName: 'pox-5',
+      functionName: 'unstake',
+      functionArgs: [],
+      postConditions: [
+        Pc.origin().willSendLte(1000).ustxToLock(),
+        Pc.origin().willNotPerformPox(),
+        Pc.principal('SP3D5EHK8SMJ3MMJWYCAKWJ2H4F1JQX85E33ZJDB9').mayPerformPox(),
+        Pc.principal('SP000000000000000000002Q6VF78.pox-5').willPerformPox(),
+      ],
+      postConditionMode: 'deny',
+      senderKey: KEY_C,
+      network: 'mainnet',
+      fee: 3n,
+      nonce: 4n,
+    });
+    expect(decodeTransaction(call.serialize()).postConditions).toEqual([
+      {
+        type: 'staking',
+        principal: { type_id: 'principal_origin' },
+        condition_code: 'sent_less_than_or_equal_to',
+        amount: '1000',
+      },
+      { type: 'pox', principal: { type_id: 'principal_origin' }, condition_code: 'not_performed' },
+      {
+        type: 'pox',
+        principal: { type_id: 'principal_standard', address: 'SP3D5EHK8SMJ3MMJWYCAKWJ2H4F1JQX85E33ZJDB9' },
+        condition_code: 'maybe_performed',
+      },
+      {
+        type: 'pox',
+        principal: { type_id: 'principal_contract', address: 'SP000000000000000000002Q6VF78', contract_name: 'pox-5' },
+        condition_code: 'performed',
+      },
+    ]);
+  });
+
   it('poison microblock: both headers are read and returned', () => {
     const header = (seq: number, fill: string) =>
       '00' + seq.toString(16).padStart(4, '0') + fill.repeat(32) + 'ab'.repeat(32) + 'cd'.repeat(65);

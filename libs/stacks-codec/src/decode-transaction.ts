@@ -52,7 +52,11 @@ export type PostConditionPrincipal =
 export type FungibleConditionCode =
   'sent_equal_to' | 'sent_greater_than' | 'sent_greater_than_or_equal_to' | 'sent_less_than' | 'sent_less_than_or_equal_to';
 export type NonFungibleConditionCode = 'sent' | 'not_sent' | 'maybe_sent';
-export type PoxConditionCode = 'will_not_perform' | 'may_perform' | 'will_perform';
+/**
+ * PoX condition codes 0x30/0x31/0x32 by the reference API's names (`@stacks/transactions` calls the same codes
+ * `will-not-perform` / `may-perform` / `will-perform`; clients of the reference switch on these).
+ */
+export type PoxConditionCode = 'not_performed' | 'maybe_performed' | 'performed';
 
 export interface PostConditionAsset {
   contract_address: string;
@@ -217,9 +221,9 @@ const NON_FUNGIBLE_CODES: Record<number, NonFungibleConditionCode> = {
   0x12: 'maybe_sent',
 };
 const POX_CODES: Record<number, PoxConditionCode> = {
-  0x30: 'will_not_perform',
-  0x31: 'may_perform',
-  0x32: 'will_perform',
+  0x30: 'not_performed',
+  0x31: 'maybe_performed',
+  0x32: 'performed',
 };
 const ANCHOR_MODES: Record<number, AnchorModeName> = { 1: 'on_chain_only', 2: 'off_chain_only', 3: 'any' };
 const POST_CONDITION_MODES: Record<number, PostConditionModeName> = { 1: 'allow', 2: 'deny', 3: 'originator' };

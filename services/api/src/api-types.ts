@@ -110,12 +110,12 @@ export type PostConditionResponse =
       asset_value: ClarityValueResponse;
       asset: PostConditionAssetResponse;
     }
-  /** Post-condition kinds newer than the reference API (decodable, not produced by current nodes). */
+  /** pox-5 post-condition kinds, named as the reference API names them (decodable, not produced by current nodes). */
   | { type: 'staking'; principal: PostConditionPrincipalResponse; condition_code: FungibleConditionCode; amount: string }
   | {
       type: 'pox';
       principal: PostConditionPrincipalResponse;
-      condition_code: 'will_not_perform' | 'may_perform' | 'will_perform';
+      condition_code: 'not_performed' | 'maybe_performed' | 'performed';
     };
 
 // ---- events ----
@@ -227,6 +227,8 @@ export interface BaseTransactionResponse {
   sponsored: boolean;
   /** Only for sponsored transactions. */
   sponsor_address?: string;
+  /** The sponsor's nonce; only for sponsored transactions. */
+  sponsor_nonce?: number;
   post_condition_mode: 'allow' | 'deny' | 'originator';
   post_conditions: PostConditionResponse[];
   anchor_mode: 'on_chain_only' | 'off_chain_only' | 'any';
@@ -271,8 +273,7 @@ export type MempoolTxStatus =
   | 'dropped_replace_across_fork'
   | 'dropped_too_expensive'
   | 'dropped_stale_garbage_collect'
-  | 'dropped_problematic'
-  | 'dropped_unknown';
+  | 'dropped_problematic';
 
 export interface MempoolTransactionFields extends BaseTransactionResponse {
   tx_status: MempoolTxStatus;

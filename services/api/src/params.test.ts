@@ -36,6 +36,18 @@ describe('parsePage', () => {
     expect(() => parsePage({ offset: value }, limits)).toThrow(/^query parameter offset: /);
   });
 
+  it('takes limit=0 for the default page on the chain endpoints, as the reference API does, and nowhere else', () => {
+    const chain = { zeroMeansDefault: true };
+    expect(parsePage({ limit: '0' }, limits, undefined, chain)).toEqual({ limit: 20, offset: 0 });
+    expect(parsePage({ limit: '00', offset: '3' }, limits, undefined, chain)).toEqual({ limit: 20, offset: 3 });
+    expect(parsePage({ limit: '50' }, limits, undefined, chain)).toEqual({ limit: 50, offset: 0 });
+    for (const value of ['-1', '51', 'x'])
+      expect(() => parsePage({ limit: value }, limits, undefined, chain)).toThrow(
+        /^query parameter limit: must be an integer from 0 to 50/,
+      );
+    expect(() => parsePage({ limit: '0' }, limits)).toThrow(/^query parameter limit: must be an integer from 1 to 50/);
+  });
+
   it('rejects a repeated parameter', () => {
     expect(() => parsePage({ limit: ['1', '2'] }, limits)).toThrow('query parameter limit: given more than once');
   });
@@ -79,12 +91,20 @@ describe('parseHeightOrHash', () => {
     expect(parseHeightOrHash('1'.repeat(64))).toEqual({ kind: 'hash', hash: `0x${'1'.repeat(64)}` });
   });
 
-  it.each(['abc', '-1', '1.5', '0x12', 'g'.repeat(64), 'a'.repeat(63), '2147483648', ''])(
+  it.each(['abc', '-1', '1.5', '0x12', 'g'.repeat(64), 'a'.repeat(63), '2147483648', '', 'latest'])(
     'rejects %j naming the parameter',
     (raw) => {
       expect(() => parseHeightOrHash(raw)).toThrow(/^height_or_hash: /);
     },
   );
+
+  it('reads latest as the chain tip only where it is allowed, exactly spelt', () => {
+    expect(parseHeightOrHash('latest', 'height_or_hash', { allowLatest: true })).toEqual({ kind: 'latest' });
+    for (const raw of ['Latest', 'LATEST', 'latest ', 'newest'])
+      expect(() => parseHeightOrHash(raw, 'height_or_hash', { allowLatest: true })).toThrow(
+        /^height_or_hash: must be `latest`, a block height/,
+      );
+  });
 });
 
 describe('parseTxId', () => {
@@ -121,10 +141,20 @@ describe('parseCursorPage', () => {
   const limits = { default: 20, max: 30 };
   const hash = 'AB'.repeat(32);
 
-  it('counts from the tip with offset ≥ 0 when there is no cursor', () => {
+  it('counts from the tip when there is no cursor, up to ten of the largest pages above it', () => {
     expect(parseCursorPage({}, limits, 'an index block hash')).toEqual({ limit: 20, offset: 0 });
     expect(parseCursorPage({ offset: '400', limit: '5' }, limits, 'x')).toEqual({ limit: 5, offset: 400 });
-    expect(() => parseCursorPage({ offset: '-1' }, limits, 'x')).toThrow(/offset: must be an integer from 0/);
+    expect(parseCursorPage({ offset: '2147483647' }, limits, 'x')).toEqual({ limit: 20, offset: 2147483647 });
+    expect(parseCursorPage({ offset: '-300' }, limits, 'x')).toEqual({ limit: 20, offset: -300 });
+    for (const offset of ['-301', '2147483648', '-x'])
+      expect(() => parseCursorPage({ offset }, limits, 'x')).toThrow(
+        /offset: without a cursor, must be an integer from -300 to 2147483647/,
+      );
+  });
+
+  it('takes limit=0 for the default page size', () => {
+    expect(parseCursorPage({ limit: '0' }, limits, 'x')).toEqual({ limit: 20, offset: 0 });
+    expect(() => parseCursorPage({ limit: '31' }, limits, 'x')).toThrow(/limit: must be an integer from 0 to 30/);
   });
 
   it('normalizes the cursor and accepts offsets either way within ten of the largest pages', () => {

@@ -75,14 +75,28 @@ export interface Page {
   offset: number;
 }
 
-/** `limit` (1…max, default) and `offset` (≥ 0, default 0), under the given names. */
+/**
+ * A page size from 0 to `max`, where 0 (like leaving it out) means the default: the reference API's chain endpoints
+ * take `limit=0` for "the default page", and clients send it.
+ */
+export function queryLimit(query: Query, name: string, limits: { default: number; max: number }): number {
+  return queryInt(query, name, { default: limits.default, min: 0, max: limits.max }) || limits.default;
+}
+
+/**
+ * `limit` and `offset` (≥ 0, default 0), under the given names. `limit` is 1…max, or with `zeroMeansDefault` (the
+ * chain endpoints, as the reference API) 0…max with 0 for the default.
+ */
 export function parsePage(
   query: Query,
   limits: { default: number; max: number },
   names: { limit: string; offset: string } = { limit: 'limit', offset: 'offset' },
+  opts: { zeroMeansDefault?: boolean } = {},
 ): Page {
   return {
-    limit: queryInt(query, names.limit, { default: limits.default, min: 1, max: limits.max }),
+    limit: opts.zeroMeansDefault
+      ? queryLimit(query, names.limit, limits)
+      : queryInt(query, names.limit, { default: limits.default, min: 1, max: limits.max }),
     offset: queryInt(query, names.offset, { default: 0, min: 0, max: MAX_OFFSET }),
   };
 }
@@ -99,28 +113,30 @@ export interface CursorPage {
 export const CURSOR_OFFSET_PAGES = 10;
 
 /**
- * `limit`, `cursor` and `offset` of a cursor-paginated list. Without a cursor `offset` is counted from the tip and is
- * ≥ 0, as on every other list. With one it is counted from the cursor's block and may be negative (towards the tip),
- * within ±`CURSOR_OFFSET_PAGES` pages of the largest size.
+ * `limit` (0 for the default, as `queryLimit`), `cursor` and `offset` of a cursor-paginated list. `offset` counts
+ * blocks from the cursor's block, or from the tip without one; negative moves towards the tip. With a cursor it stays
+ * within ±`CURSOR_OFFSET_PAGES` pages of the largest size. Without one it goes from minus that bound (a page above the
+ * tip, empty, as the reference API answers it) up to `MAX_OFFSET`.
  */
 export function parseCursorPage(query: Query, limits: { default: number; max: number }, what: string): CursorPage {
-  const limit = queryInt(query, 'limit', { default: limits.default, min: 1, max: limits.max });
+  const limit = queryLimit(query, 'limit', limits);
   const rawCursor = queryString(query, 'cursor');
-  if (rawCursor === undefined) return { limit, offset: queryInt(query, 'offset', { default: 0, min: 0, max: MAX_OFFSET }) };
-  const cursor = parseHash32(rawCursor, 'query parameter cursor', what);
+  const cursor = rawCursor === undefined ? undefined : parseHash32(rawCursor, 'query parameter cursor', what);
   const bound = limits.max * CURSOR_OFFSET_PAGES;
+  const max = cursor === undefined ? MAX_OFFSET : bound;
   const raw = queryString(query, 'offset');
   let offset = 0;
   if (raw !== undefined) {
-    const n = raw.startsWith('-') ? parseDigits(raw.slice(1)) : parseDigits(raw);
-    if (n === undefined || n > bound) {
+    const negative = raw.startsWith('-');
+    const n = parseDigits(negative ? raw.slice(1) : raw);
+    if (n === undefined || n > (negative ? bound : max)) {
       throw new InputError(
-        `query parameter offset: with a cursor, must be an integer from ${-bound} to ${bound}, got ${echo(raw)}`,
+        `query parameter offset: ${cursor === undefined ? 'without' : 'with'} a cursor, must be an integer from ${-bound} to ${max}, got ${echo(raw)}`,
       );
     }
-    offset = (raw.startsWith('-') ? -n : n) || 0; // no -0
+    offset = (negative ? -n : n) || 0; // no -0
   }
-  return { limit, offset, cursor };
+  return cursor === undefined ? { limit, offset } : { limit, offset, cursor };
 }
 
 const HASH_64 = /^(0x)?[0-9a-fA-F]{64}$/i;
@@ -134,10 +150,14 @@ export function parseHash32(raw: string, name: string, what: string): string {
   return `0x${body.toLowerCase()}`;
 }
 
-export type BlockRef = { kind: 'height'; height: number } | { kind: 'hash'; hash: string };
+export type BlockRef = { kind: 'height'; height: number } | { kind: 'hash'; hash: string } | { kind: 'latest' };
 
-/** `{height_or_hash}`: a height (digits) or a block hash / index block hash (64 hex, optional 0x, any case). */
-export function parseHeightOrHash(raw: string, name = 'height_or_hash'): BlockRef {
+/**
+ * `{height_or_hash}`: a height (digits) or a block hash / index block hash (64 hex, optional 0x, any case); with
+ * `allowLatest`, also `latest`, the chain tip (as the reference API's `/extended/v2/blocks/latest`).
+ */
+export function parseHeightOrHash(raw: string, name = 'height_or_hash', opts: { allowLatest?: boolean } = {}): BlockRef {
+  if (opts.allowLatest && raw === 'latest') return { kind: 'latest' };
   if (DIGITS.test(raw) && raw.length < 64) {
     const n = parseDigits(raw);
     if (n === undefined || n > MAX_BLOCK_HEIGHT) {
@@ -147,7 +167,7 @@ export function parseHeightOrHash(raw: string, name = 'height_or_hash'): BlockRe
   }
   if (HASH_64.test(raw)) return { kind: 'hash', hash: parseHash32(raw, name, 'a block hash') };
   throw new InputError(
-    `${name}: must be a block height (digits) or a block hash / index block hash (64 hex digits, optionally 0x-prefixed), got ${echo(raw)}`,
+    `${name}: must be ${opts.allowLatest ? '`latest`, ' : ''}a block height (digits) or a block hash / index block hash (64 hex digits, optionally 0x-prefixed), got ${echo(raw)}`,
   );
 }
 

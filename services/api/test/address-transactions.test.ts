@@ -70,6 +70,13 @@ describe('GET /extended/v1/address/{principal}/transactions', () => {
     expect(past.body).toEqual({ limit: 20, offset: 60, total: 60, results: [] });
   });
 
+  it('gives the default page for limit=0, as the reference API does', async () => {
+    const res = await api.get(`/extended/v1/address/${erin}/transactions?limit=0&offset=5`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ limit: 20, offset: 5, total: 60 });
+    expect(ids(res.body)).toEqual(erinTxs.slice(5, 25).map((t) => t.tx_id));
+  });
+
   it('never shows a transaction mined only in a non-canonical block', async () => {
     const res = await api.get(`/extended/v1/address/${erin}/transactions?limit=50`);
     expect(res.body.results.every((t: { canonical: boolean }) => t.canonical)).toBe(true);
@@ -124,7 +131,8 @@ describe('GET /extended/v1/address/{principal}/transactions', () => {
 
   it.each([
     ['limit=51', 'limit'],
-    ['limit=0', 'limit'],
+    ['limit=-1', 'limit'],
+    ['unanchored=yes', 'unanchored'],
     ['limit=1.5', 'limit'],
     ['offset=-1', 'offset'],
     ['offset=abc', 'offset'],

@@ -155,6 +155,19 @@ describe('GET /extended/v2/blocks', () => {
     });
   });
 
+  it('gives the default page for limit=0, as the reference API does', async () => {
+    const res = await api.get('/extended/v2/blocks?limit=0');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ limit: 20, offset: 0, total: 45 });
+    expect(heights(res.body)).toEqual(Array.from({ length: 20 }, (_, i) => 45 - i));
+  });
+
+  it('answers a negative offset without a cursor with the empty page above the tip', async () => {
+    const res = await api.get('/extended/v2/blocks?offset=-5');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ limit: 20, offset: -5, total: 45, cursor: null, results: [] });
+  });
+
   it('accepts the maximum page size and no more', async () => {
     expect((await api.get('/extended/v2/blocks?limit=30')).body.results).toHaveLength(30);
     const res = await api.get('/extended/v2/blocks?limit=31');
@@ -166,13 +179,12 @@ describe('GET /extended/v2/blocks', () => {
     ['limit=abc', 'limit'],
     ['limit=1.5', 'limit'],
     ['limit=-1', 'limit'],
-    ['limit=0', 'limit'],
     ['limit=999', 'limit'],
     ['limit=', 'limit'],
     ['limit=1e1', 'limit'],
     ['limit=%201', 'limit'],
     ['limit=2&limit=3', 'limit'],
-    ['offset=-1', 'offset'],
+    ['offset=-301', 'offset'],
     ['offset=x', 'offset'],
     ['offset=1.0', 'offset'],
     ['offset=2147483648', 'offset'],
@@ -240,6 +252,19 @@ describe('GET /extended/v2/blocks/{height_or_hash}', () => {
       expect(res.status, id).toBe(200);
       expect(res.body.index_block_hash).toBe(b.index_block_hash);
     }
+  });
+
+  it('finds the chain tip as latest', async () => {
+    const res = await api.get('/extended/v2/blocks/latest');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ height: 45, index_block_hash: canonical[44]!.index_block_hash, canonical: true });
+    expect(res.headers.get('etag')).toBe(`W/"${canonical[44]!.index_block_hash}"`);
+  });
+
+  it('responds with 400 naming the parameter for a misspelt latest', async () => {
+    const res = await api.get('/extended/v2/blocks/Latest');
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/^height_or_hash: must be `latest`, a block height/);
   });
 
   it('responds with 404 when the block is unknown', async () => {

@@ -66,6 +66,13 @@ describe('GET /extended/v1/tx/mempool', () => {
     expect((await api.get('/extended/v1/tx/mempool?limit=50')).body.results).toHaveLength(27);
   });
 
+  it('gives the default page for limit=0 and accepts unanchored, as the reference API does', async () => {
+    const res = await api.get('/extended/v1/tx/mempool?limit=0&unanchored=true');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ limit: 20, offset: 0, total: 27 });
+    expect(res.body.results).toHaveLength(20);
+  });
+
   it('filters by sender_address, with a matching total', async () => {
     const res = await api.get(`/extended/v1/tx/mempool?sender_address=${dave}`);
     expect(res.body.total).toBe(5);
@@ -187,7 +194,8 @@ describe('GET /extended/v1/tx/mempool', () => {
 
   it.each([
     ['limit=51', 'limit'],
-    ['limit=0', 'limit'],
+    ['limit=-1', 'limit'],
+    ['unanchored=1', 'unanchored'],
     ['limit=abc', 'limit'],
     ['offset=-1', 'offset'],
     ['limit=1&limit=1', 'limit'],

@@ -24,6 +24,7 @@ const VAULT_ABI = {
       ],
       outputs: { type: { response: { ok: 'bool', error: 'uint128' } } },
     },
+    { name: 'pause', access: 'public', args: [], outputs: { type: { response: { ok: 'bool', error: 'uint128' } } } },
   ],
   variables: [],
   maps: [],
@@ -40,6 +41,8 @@ const tx = {} as Record<
   | 'deployWithAbi'
   | 'callWithAbi'
   | 'callAbiMismatch'
+  | 'callNoArgsWithAbi'
+  | 'callNoArgsNoAbi'
   | 'deploy'
   | 'coinbase'
   | 'tenure'
@@ -49,6 +52,7 @@ const tx = {} as Record<
   | 'both'
   | 'bothOrphan'
   | 'sponsored'
+  | 'poxConditions'
   | 'micro'
   | 'failed',
   DbTx
@@ -105,6 +109,9 @@ beforeAll(async () => {
     .index(3)
     .contractCall(vault, 'deposit', [{ ...CV.u100, name: null, type: 'uint' }])
     .build();
+  tx.callNoArgsWithAbi = new TxRowBuilder('call-vault-pause').inBlock(b4).index(4).contractCall(vault, 'pause', []).build();
+  // No deploy of `contract` carries an ABI: the api does not know the called function.
+  tx.callNoArgsNoAbi = new TxRowBuilder('call-token-ping').inBlock(b4).index(5).contractCall(contract, 'ping', []).build();
   tx.coinbase = new TxRowBuilder('coinbase')
     .inBlock(b2)
     .index(1)
@@ -116,7 +123,20 @@ beforeAll(async () => {
   tx.orphanOnly = new TxRowBuilder('orphan-only').inBlock(orphan).index(1).build();
   tx.both = new TxRowBuilder('both').inBlock(b5).index(0).with({ event_count: 1 }).build();
   tx.bothOrphan = new TxRowBuilder('both').inBlock(orphan).index(2).with({ event_count: 2 }).build();
-  tx.sponsored = new TxRowBuilder('sponsored').inBlock(b5).index(1).sponsoredBy(bob).build();
+  tx.sponsored = new TxRowBuilder('sponsored').inBlock(b5).index(1).sponsoredBy(bob, '42').build();
+  // pox-5 post conditions, as the indexer's decoder writes them.
+  tx.poxConditions = new TxRowBuilder('pox-conditions')
+    .inBlock(b5)
+    .index(4)
+    .with({
+      post_conditions: [
+        { type: 'staking', principal: { type_id: 'principal_origin' }, condition_code: 'sent_less_than', amount: '9' },
+        { type: 'pox', principal: { type_id: 'principal_origin' }, condition_code: 'not_performed' },
+        { type: 'pox', principal: { type_id: 'principal_standard', address: bob }, condition_code: 'maybe_performed' },
+        { type: 'pox', principal: { type_id: 'principal_origin' }, condition_code: 'performed' },
+      ],
+    })
+    .build();
   tx.micro = new TxRowBuilder('micro')
     .inBlock(b5)
     .index(2)
@@ -152,6 +172,7 @@ beforeAll(async () => {
     new MempoolTxRowBuilder().id(tx.reorgedPending.tx_id).receivedAt('2024-05-02T10:00:00.000Z').build(),
     new MempoolTxRowBuilder('dropped').status('dropped_replace_by_fee', hash32('tx', 'replacement')).build(),
     new MempoolTxRowBuilder('dropped-unknown').status('dropped_unknown').build(),
+    new MempoolTxRowBuilder('pending-sponsored').sponsoredBy(alice, '8').build(),
   ]);
 });
 
@@ -278,6 +299,12 @@ describe('GET /extended/v1/tx/{tx_id} for mined transactions', () => {
     ]);
   });
 
+  it('gives the default page of events for event_limit=0 and accepts unanchored, as the reference API does', async () => {
+    const res = await get(tx.transfer.tx_id, '?event_limit=0&event_offset=8&unanchored=false');
+    expect(res.status).toBe(200);
+    expect(res.body.events.map((e: { event_index: number }) => e.event_index)).toEqual([8, 9]);
+  });
+
   it('pages events with event_offset and event_limit (default 20, max 100)', async () => {
     const page = await get(tx.transfer.tx_id, '?event_offset=3&event_limit=2');
     expect(page.body.events.map((e: { event_index: number }) => e.event_index)).toEqual([3, 4]);
@@ -288,7 +315,8 @@ describe('GET /extended/v1/tx/{tx_id} for mined transactions', () => {
   });
 
   it.each([
-    ['event_limit=0', 'event_limit'],
+    ['event_limit=-1', 'event_limit'],
+    ['unanchored=TRUE', 'unanchored'],
     ['event_limit=101', 'event_limit'],
     ['event_limit=ten', 'event_limit'],
     ['event_limit=1&event_limit=2', 'event_limit'],
@@ -369,6 +397,24 @@ describe('GET /extended/v1/tx/{tx_id} for mined transactions', () => {
     });
   });
 
+  it('gives an empty function_signature for a call without arguments to a function whose ABI is unknown', async () => {
+    const res = await get(tx.callNoArgsNoAbi.tx_id);
+    expect(res.body.contract_call).toEqual({
+      contract_id: contract,
+      function_name: 'ping',
+      function_signature: '',
+      function_args: [],
+    });
+    // With the ABI known, the signature is the function's definition, as the reference writes it.
+    const known = await get(tx.callNoArgsWithAbi.tx_id);
+    expect(known.body.contract_call).toEqual({
+      contract_id: vault,
+      function_name: 'pause',
+      function_signature: '(define-public (pause ))',
+      function_args: [],
+    });
+  });
+
   it('returns the payload of every other transaction type', async () => {
     expect((await get(tx.deploy.tx_id)).body).toMatchObject({
       tx_type: 'smart_contract',
@@ -392,6 +438,21 @@ describe('GET /extended/v1/tx/{tx_id} for mined transactions', () => {
     const res = await get(tx.sponsored.tx_id);
     expect(res.body).toMatchObject({ sponsored: true, sponsor_address: bob });
     expect((await get(tx.transfer.tx_id)).body).not.toHaveProperty('sponsor_address');
+  });
+
+  it('returns sponsor_nonce on a sponsored transaction', async () => {
+    expect((await get(tx.sponsored.tx_id)).body).toMatchObject({ sponsored: true, sponsor_address: bob, sponsor_nonce: 42 });
+    expect((await get(tx.transfer.tx_id)).body).not.toHaveProperty('sponsor_nonce');
+  });
+
+  it('returns pox post conditions with the reference condition codes', async () => {
+    const res = await get(tx.poxConditions.tx_id);
+    expect(res.body.post_conditions.map((pc: { condition_code: string }) => pc.condition_code)).toEqual([
+      'sent_less_than',
+      'not_performed',
+      'maybe_performed',
+      'performed',
+    ]);
   });
 
   it('shows the microblock a transaction was streamed in', async () => {
@@ -452,7 +513,19 @@ describe('GET /extended/v1/tx/{tx_id} for transactions not mined canonically', (
   it('returns a dropped mempool transaction with its drop reason', async () => {
     const res = await get(hash32('tx', 'dropped'));
     expect(res.body).toMatchObject({ tx_status: 'dropped_replace_by_fee', replaced_by_tx_id: hash32('tx', 'replacement') });
-    expect((await get(hash32('tx', 'dropped-unknown'))).body.tx_status).toBe('dropped_unknown');
+  });
+
+  it('shows a drop for a reason the reference API does not name as dropped_stale_garbage_collect', async () => {
+    const res = await get(hash32('tx', 'dropped-unknown'));
+    expect(res.body).toMatchObject({ tx_status: 'dropped_stale_garbage_collect', replaced_by_tx_id: null });
+    const stored = await api.db('mempool_txs').where('tx_id', hash32('tx', 'dropped-unknown')).first('status');
+    expect(stored).toEqual({ status: 'dropped_unknown' });
+  });
+
+  it('returns sponsor_nonce on a sponsored mempool transaction', async () => {
+    const res = await get(hash32('tx', 'pending-sponsored'));
+    expect(res.body).toMatchObject({ tx_status: 'pending', sponsored: true, sponsor_address: alice, sponsor_nonce: 8 });
+    expect((await get(tx.reorgedPending.tx_id)).body).not.toHaveProperty('sponsor_nonce');
   });
 
   it('responds with 404 for a transaction mined only in an orphaned block and not in the mempool', async () => {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createDb, migrateLatest, migrateRollbackAll } from '@bda/db';
+import { createDb, MIGRATIONS, migrateLatest, migrateRollbackAll } from '@bda/db';
 import { createTestDatabase } from '@bda/test-support';
 
 describe('indexer migrations', () => {
@@ -92,6 +92,84 @@ describe('indexer migrations', () => {
       expect(await collations()).toEqual(after);
     } finally {
       await icu.destroy();
+    }
+  });
+  it('keeps in an address history only the parties the reference API links, and puts the others back on rollback', async () => {
+    await migrateLatest(db);
+    const migration = MIGRATIONS.find(([name]) => name === '024-stx-address-history')![1];
+    const block = { index_block_hash: '0xb1', block_height: 5, canonical: true };
+    await db('txs').insert({
+      ...block,
+      tx_id: '0x01',
+      block_hash: '0xbb',
+      burn_block_time: 1,
+      burn_block_height: 1,
+      parent_index_block_hash: '0xb0',
+      tx_index: 0,
+      raw_tx: Buffer.from([0]),
+      type_id: 'contract_call',
+      status: 'success',
+      raw_result: '0x0703',
+      sender_address: 'SPSENDER',
+      sponsored: false,
+      nonce: 0,
+      fee_rate: '0',
+      anchor_mode: 'any',
+      post_condition_mode: 'allow',
+      post_conditions: '[]',
+      payload: '{}',
+      contract_id: 'SPSENDER.token',
+      event_count: 4,
+    });
+    const event = (event_index: number, type: string, parties: Record<string, string>) => ({
+      ...block,
+      event_index,
+      tx_id: '0x01',
+      tx_index: 0,
+      type,
+      committed: true,
+      ...parties,
+    });
+    await db('events').insert([
+      event(0, 'stx_transfer_event', { sender: 'SPSENDER', recipient: 'SPSTX' }),
+      event(1, 'ft_transfer_event', { sender: 'SPSENDER', recipient: 'SPFT' }),
+      event(2, 'nft_mint_event', { recipient: 'SPNFT' }),
+      event(3, 'stx_lock_event', { locked_address: 'SPLOCK' }),
+    ]);
+    // The history as the earlier rule built it: every event party.
+    const principals = ['SPSENDER', 'SPSENDER.token', 'SPSTX', 'SPFT', 'SPNFT', 'SPLOCK'];
+    await db('address_txs').insert(
+      principals.map((address) => ({
+        address,
+        block_height: 5,
+        microblock_sequence: 2147483647,
+        tx_index: 0,
+        tx_id: '0x01',
+        index_block_hash: '0xb1',
+      })),
+    );
+    await db('address_tx_counts').insert(principals.map((address) => ({ address, tx_count: address === 'SPSENDER' ? 3 : 1 })));
+    const history = async () => ({
+      rows: ((await db('address_txs').orderBy('address').select('address')) as Array<{ address: string }>).map((r) => r.address),
+      counts: Object.fromEntries(
+        ((await db('address_tx_counts').select('address', 'tx_count')) as Array<{ address: string; tx_count: number }>).map(
+          (r) => [r.address, r.tx_count],
+        ),
+      ),
+    });
+    try {
+      await migration.up(db);
+      expect(await history()).toEqual({
+        rows: ['SPSENDER', 'SPSENDER.token', 'SPSTX'],
+        counts: { SPSENDER: 3, 'SPSENDER.token': 1, SPSTX: 1, SPFT: 0, SPNFT: 0, SPLOCK: 0 },
+      });
+      await migration.down(db);
+      expect(await history()).toEqual({
+        rows: ['SPFT', 'SPLOCK', 'SPNFT', 'SPSENDER', 'SPSENDER.token', 'SPSTX'],
+        counts: { SPSENDER: 3, 'SPSENDER.token': 1, SPSTX: 1, SPFT: 1, SPNFT: 1, SPLOCK: 1 },
+      });
+    } finally {
+      await Promise.all(['address_tx_counts', 'address_txs', 'events', 'txs'].map((t) => db(t).del()));
     }
   });
 });

@@ -21,6 +21,8 @@ import * as m019 from './019-mempool-filters';
 import * as m020 from './020-microblock-lookups';
 import * as m021 from './021-bytewise-text';
 import * as m022 from './022-position-received-at';
+import * as m023 from './023-sponsor-nonce';
+import * as m024 from './024-stx-address-history';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -51,6 +53,8 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['020-microblock-lookups', m020],
   ['021-bytewise-text', m021],
   ['022-position-received-at', m022],
+  ['023-sponsor-nonce', m023],
+  ['024-stx-address-history', m024],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */

@@ -10,6 +10,7 @@ const MEMPOOL_COLUMNS = [
   'sender_address',
   'sponsor_address',
   'nonce',
+  'sponsor_nonce',
   'fee_rate',
   'payload',
   'post_conditions',

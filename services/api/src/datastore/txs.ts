@@ -30,6 +30,7 @@ const TX_COLUMNS = [
   'sponsor_address',
   'sponsored',
   'nonce',
+  'sponsor_nonce',
   'fee_rate',
   'anchor_mode',
   'post_condition_mode',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { abiTypeString, withAbiNames } from './contract-abi';
+import { abiTypeString, namedFromAbi } from './contract-abi';
 
 describe('abiTypeString', () => {
   it.each([
@@ -32,17 +32,27 @@ describe('abiTypeString', () => {
   });
 });
 
-describe('withAbiNames', () => {
+describe('namedFromAbi', () => {
   const args = [{ hex: '0x01', repr: 'u1', name: '', type: 'uint' }];
-  const abi = { functions: [{ name: 'f', args: [{ name: 'n', type: 'uint128' }] }] };
+  const abi = {
+    functions: [
+      { name: 'f', args: [{ name: 'n', type: 'uint128' }] },
+      { name: 'ping', args: [] },
+    ],
+  };
 
   it('names the arguments of the matching function', () => {
-    expect(withAbiNames(args, 'f', abi)).toEqual([{ hex: '0x01', repr: 'u1', name: 'n', type: 'uint' }]);
+    expect(namedFromAbi(args, 'f', abi)).toEqual([{ hex: '0x01', repr: 'u1', name: 'n', type: 'uint' }]);
   });
 
-  it('leaves the arguments alone without an ABI, a matching function or the same number of arguments', () => {
-    expect(withAbiNames(args, 'f', undefined)).toBe(args);
-    expect(withAbiNames(args, 'g', abi)).toBe(args);
-    expect(withAbiNames([...args, ...args], 'f', abi)).toEqual([...args, ...args]);
+  it('describes a call without arguments when the ABI has the function', () => {
+    expect(namedFromAbi([], 'ping', abi)).toEqual([]);
+  });
+
+  it('is null without an ABI, a matching function or the same number of arguments', () => {
+    expect(namedFromAbi(args, 'f', undefined)).toBeNull();
+    expect(namedFromAbi([], 'ping', null)).toBeNull();
+    expect(namedFromAbi(args, 'g', abi)).toBeNull();
+    expect(namedFromAbi([...args, ...args], 'f', abi)).toBeNull();
   });
 });

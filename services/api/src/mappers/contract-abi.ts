@@ -37,15 +37,16 @@ export function abiTypeString(type: unknown): string {
 }
 
 /**
- * The call's arguments named and typed from the called function's ABI when there is one and it matches (same
- * function, same number of arguments); otherwise as stored (names `''`, types from the values).
+ * The call's arguments named and typed from the called function's ABI, when there is an ABI and it describes the call
+ * (same function, same number of arguments); `null` otherwise, and the arguments stay as stored (names `''`, types
+ * from the values).
  */
-export function withAbiNames(args: FunctionArgResponse[], functionName: string, abi: unknown): FunctionArgResponse[] {
+export function namedFromAbi(args: FunctionArgResponse[], functionName: string, abi: unknown): FunctionArgResponse[] | null {
   const functions = (abi as { functions?: unknown } | null)?.functions;
-  if (!Array.isArray(functions)) return args;
+  if (!Array.isArray(functions)) return null;
   const fn = (functions as Array<{ name?: unknown; args?: unknown }>).find((f) => f.name === functionName);
   const params = Array.isArray(fn?.args) ? (fn.args as Array<{ name?: unknown; type?: unknown }>) : null;
-  if (!params || params.length !== args.length) return args;
+  if (!params || params.length !== args.length) return null;
   return args.map((a, i) => ({
     ...a,
     name: typeof params[i]!.name === 'string' ? (params[i]!.name as string) : a.name,

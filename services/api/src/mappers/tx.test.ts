@@ -80,14 +80,82 @@ describe('toTransactionResponse', () => {
 
 describe('functionSignature', () => {
   it('builds the public function definition from named arguments', () => {
-    expect(functionSignature('transfer', [{ hex: '', repr: '', name: 'amount', type: 'uint' }])).toBe(
+    expect(functionSignature('transfer', [{ hex: '', repr: '', name: 'amount', type: 'uint' }], true)).toBe(
       '(define-public (transfer (amount uint)))',
     );
-    expect(functionSignature('ping', [])).toBe('(define-public (ping ))');
+    expect(functionSignature('transfer', [{ hex: '', repr: '', name: 'amount', type: 'uint' }], false)).toBe(
+      '(define-public (transfer (amount uint)))',
+    );
+    expect(functionSignature('ping', [], true)).toBe('(define-public (ping ))');
   });
 
   it('is empty when an argument name is unknown', () => {
-    expect(functionSignature('f', [{ hex: '', repr: '', name: '', type: 'uint' }])).toBe('');
+    expect(functionSignature('f', [{ hex: '', repr: '', name: '', type: 'uint' }], false)).toBe('');
+  });
+
+  it('is empty for a call without arguments when the ABI is unknown, as the reference', () => {
+    expect(functionSignature('ping', [], false)).toBe('');
+  });
+
+  it('is empty in the response for a zero-argument call to a contract without a known ABI', () => {
+    const tx = new TxRowBuilder().inBlock(block).contractCall(contract, 'ping', []).build();
+    expect(toTransactionResponse(row(tx))).toMatchObject({
+      contract_call: { contract_id: contract, function_name: 'ping', function_signature: '', function_args: [] },
+    });
+    const abis = new Map([[contract, { functions: [{ name: 'ping', access: 'public', args: [] }] }]]);
+    expect(toTransactionResponse(row(tx), [], abis)).toMatchObject({
+      contract_call: { function_signature: '(define-public (ping ))', function_args: [] },
+    });
+  });
+});
+
+describe('sponsor_nonce', () => {
+  it('is shown on a sponsored transaction, mined or pending, and validates', () => {
+    const mined = toTransactionResponse(row(new TxRowBuilder().inBlock(block).sponsoredBy(testAddress('s'), '12').build()));
+    expect(mined).toMatchObject({ sponsored: true, sponsor_address: testAddress('s'), sponsor_nonce: 12 });
+    validator.validateComponent('transaction.schema.json', mined);
+    const pending = toMempoolTransactionResponse(
+      (({ raw_tx: _r, ...rest }) => rest)(new MempoolTxRowBuilder().sponsoredBy(testAddress('s'), '3').build()),
+    );
+    expect(pending).toMatchObject({ sponsored: true, sponsor_nonce: 3 });
+    validator.validateComponent('mempool-transaction.schema.json', pending);
+  });
+
+  it('is left out when the transaction is not sponsored, or the row predates the column', () => {
+    expect(toTransactionResponse(row(new TxRowBuilder().inBlock(block).build()))).not.toHaveProperty('sponsor_nonce');
+    const unknown = toTransactionResponse(
+      row(new TxRowBuilder().inBlock(block).sponsoredBy(testAddress('s')).with({ sponsor_nonce: null }).build()),
+    );
+    expect(unknown).toMatchObject({ sponsored: true, sponsor_address: testAddress('s') });
+    expect(unknown).not.toHaveProperty('sponsor_nonce');
+  });
+});
+
+describe('post conditions', () => {
+  const pox = (condition_code: string) => ({ type: 'pox', principal: { type_id: 'principal_origin' }, condition_code });
+
+  it('validates pox post conditions by the reference API names', () => {
+    const res = toTransactionResponse(
+      row(
+        new TxRowBuilder()
+          .inBlock(block)
+          .with({ post_conditions: [pox('not_performed'), pox('maybe_performed'), pox('performed')] })
+          .build(),
+      ),
+    );
+    validator.validateComponent('transaction.schema.json', res);
+  });
+
+  it.each(['will_not_perform', 'may_perform', 'will_perform'])('rejects the pox condition code %s', (code) => {
+    const res = toTransactionResponse(
+      row(
+        new TxRowBuilder()
+          .inBlock(block)
+          .with({ post_conditions: [pox(code)] })
+          .build(),
+      ),
+    );
+    expect(() => validator.validateComponent('transaction.schema.json', res)).toThrow(/post_conditions/);
   });
 });
 
@@ -96,7 +164,20 @@ describe('mempool transactions', () => {
     expect(toMempoolStatus('pending')).toBe('pending');
     expect(toMempoolStatus('mined')).toBe('pending');
     expect(toMempoolStatus('dropped_replace_by_fee')).toBe('dropped_replace_by_fee');
-    expect(toMempoolStatus('dropped_something_new')).toBe('dropped_unknown');
+    expect(toMempoolStatus('dropped_problematic')).toBe('dropped_problematic');
+  });
+
+  it('shows a drop for a reason the reference has no name for as dropped_stale_garbage_collect', () => {
+    expect(toMempoolStatus('dropped_unknown')).toBe('dropped_stale_garbage_collect');
+    expect(toMempoolStatus('dropped_something_new')).toBe('dropped_stale_garbage_collect');
+    const res = toMempoolTransactionResponse(
+      (({ raw_tx: _r, ...rest }) => rest)(new MempoolTxRowBuilder().status('dropped_unknown').build()),
+    );
+    expect(res.tx_status).toBe('dropped_stale_garbage_collect');
+    validator.validateComponent('mempool-transaction.schema.json', res);
+    expect(() =>
+      validator.validateComponent('mempool-transaction.schema.json', { ...res, tx_status: 'dropped_unknown' }),
+    ).toThrow(/tx_status/);
   });
 
   it('maps a sponsored mempool transaction to a schema-valid response', () => {

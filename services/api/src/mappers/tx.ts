@@ -14,7 +14,7 @@ import { clarityValueView } from '../codec';
 import type { ContractAbis } from '../datastore/contract-abis';
 import type { DbMempoolTxRow } from '../datastore/mempool';
 import type { DbTxRow } from '../datastore/txs';
-import { withAbiNames } from './contract-abi';
+import { namedFromAbi } from './contract-abi';
 import { toEventResponses } from './event';
 import { int, isoToUnix, str, strOrNull, unixToIso } from './common';
 
@@ -35,12 +35,14 @@ function functionArgs(raw: unknown): FunctionArgResponse[] {
 }
 
 /**
- * The reference builds `function_signature` from the called contract's ABI. A contract-call transaction can only
- * call a public function, so when the stored arguments carry their ABI names the signature follows from them;
- * otherwise (the indexer had no ABI) it is `''`, as the reference does without an ABI.
+ * The reference builds `function_signature` from the called contract's ABI, and makes it `''` without one. A
+ * contract-call transaction can only call a public function, so the signature follows from the arguments' names:
+ * given by the ABI (`fromAbi`, which also covers a function without arguments) or stored with the arguments.
+ * Otherwise it is `''`, for a call without arguments too: it has no stored names to show that the ABI was known.
  */
-export function functionSignature(functionName: string, args: FunctionArgResponse[]): string {
-  if (args.some((a) => a.name === '')) return '';
+export function functionSignature(functionName: string, args: FunctionArgResponse[], fromAbi: boolean): string {
+  const abiKnown = fromAbi || args.length > 0;
+  if (!abiKnown || args.some((a) => a.name === '')) return '';
   return `(define-public (${functionName} ${args.map((a) => `(${a.name} ${a.type})`).join(' ')}))`;
 }
 
@@ -70,13 +72,15 @@ export function toTxMetadata(typeId: string, payload: Record<string, unknown>, a
     case 'contract_call': {
       const fn = str(payload, 'function_name');
       const contractId = str(payload, 'contract_id');
-      const args = withAbiNames(functionArgs(payload['function_args']), fn, abis?.get(contractId));
+      const stored = functionArgs(payload['function_args']);
+      const named = namedFromAbi(stored, fn, abis?.get(contractId));
+      const args = named ?? stored;
       return {
         tx_type: 'contract_call',
         contract_call: {
           contract_id: contractId,
           function_name: fn,
-          function_signature: functionSignature(fn, args),
+          function_signature: functionSignature(fn, args, named !== null),
           function_args: args,
         },
       };
@@ -120,6 +124,7 @@ type BaseRow = Pick<
   DbTxRow,
   | 'tx_id'
   | 'nonce'
+  | 'sponsor_nonce'
   | 'fee_rate'
   | 'sender_address'
   | 'sponsor_address'
@@ -140,6 +145,8 @@ function toBaseTx(row: BaseRow, sponsored: boolean): BaseTransactionResponse {
     anchor_mode: row.anchor_mode as BaseTransactionResponse['anchor_mode'],
   };
   if (sponsored && row.sponsor_address) base.sponsor_address = row.sponsor_address;
+  // Null for a row written before the column existed: left out then, as for a transaction that is not sponsored.
+  if (sponsored && row.sponsor_nonce != null) base.sponsor_nonce = int(row.sponsor_nonce);
   return base;
 }
 
@@ -194,11 +201,6 @@ const DROPPED_STATUSES = new Set<MempoolTxStatus>([
 ]);
 
 /**
- * The mempool status as clients see it. `mined` shows as `pending`: a row only reads `mined` here when the block
- * that mined it was applied between the api's two lookups (or is not canonical any more), and the reference shows
- * such transactions as pending too. An unknown drop reason is `dropped_unknown`.
- */
-/**
  * The reference API's `exclude_function_args=true` when `exclude` is set: a contract call without its
  * `function_args` (the signature stays), for clients that list many transactions and never show the arguments.
  */
@@ -209,10 +211,17 @@ export function withoutFunctionArgs<T extends object>(tx: T, exclude = true): T 
   return { ...tx, contract_call: rest };
 }
 
+/**
+ * The mempool status as clients see it. `mined` shows as `pending`: a row only reads `mined` here when the block
+ * that mined it was applied between the api's two lookups (or is not canonical any more), and the reference shows
+ * such transactions as pending too. A drop for a reason the reference has no name for (stored as `dropped_unknown`:
+ * a node reason newer than this api, or none) shows as `dropped_stale_garbage_collect`, the reference's own catch-all
+ * for drops outside the node's named reasons, so that clients with a closed set of statuses can read it.
+ */
 export function toMempoolStatus(status: string): MempoolTxStatus {
   if (status === 'pending' || status === 'mined') return 'pending';
   if (DROPPED_STATUSES.has(status as MempoolTxStatus)) return status as MempoolTxStatus;
-  return 'dropped_unknown';
+  return 'dropped_stale_garbage_collect';
 }
 
 export function toMempoolTransactionResponse(row: DbMempoolTxRow, abis?: ContractAbis): MempoolTransactionResponse {

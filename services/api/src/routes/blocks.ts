@@ -66,17 +66,20 @@ export function blocksRouter(ctx: RouteContext): Router {
   });
 
   router.get('/extended/v2/blocks/:height_or_hash', async (req, res) => {
-    const ref = parseHeightOrHash(req.params.height_or_hash);
-    const { tip, block } = await readSnapshot(ctx.db, async (trx) => ({
-      tip: await getChainTip(trx),
-      block:
-        ref.kind === 'height' ? await getCanonicalBlockByHeight(trx, ref.height) : await getCanonicalBlockByHash(trx, ref.hash),
-    }));
+    const ref = parseHeightOrHash(req.params.height_or_hash, 'height_or_hash', { allowLatest: true });
+    const { tip, block } = await readSnapshot(ctx.db, async (trx) => {
+      const tip = await getChainTip(trx);
+      if (ref.kind === 'hash') return { tip, block: await getCanonicalBlockByHash(trx, ref.hash) };
+      const height = ref.kind === 'height' ? ref.height : tip?.block_height;
+      return { tip, block: height === undefined ? undefined : await getCanonicalBlockByHeight(trx, height) };
+    });
     if (!block) {
       throw new NotFoundError(
         ref.kind === 'height'
           ? `height_or_hash: no canonical block at height ${ref.height}`
-          : `height_or_hash: no canonical block with block hash or index block hash ${ref.hash}`,
+          : ref.kind === 'latest'
+            ? 'height_or_hash: no block has been indexed yet'
+            : `height_or_hash: no canonical block with block hash or index block hash ${ref.hash}`,
       );
     }
     if (respondNotModifiedIfFresh(req, res, tip)) return;

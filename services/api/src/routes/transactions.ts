@@ -17,7 +17,7 @@ export function transactionsRouter(ctx: RouteContext): Router {
 
   // Before `/:tx_id`, which would otherwise take "mempool" as a (malformed) transaction id.
   router.get('/extended/v1/tx/mempool', async (req, res) => {
-    const { limit, offset } = parsePage(req.query, ctx.limits.tx);
+    const { limit, offset } = parsePage(req.query, ctx.limits.tx, undefined, { zeroMeansDefault: true });
     const principal = (name: string) => {
       const raw = queryString(req.query, name);
       return raw === undefined ? undefined : parsePrincipal(raw, `query parameter ${name}`);
@@ -34,6 +34,8 @@ export function transactionsRouter(ctx: RouteContext): Router {
     }
     const orderBy = queryEnum(req.query, 'order_by', ['age', 'size', 'fee'] as const, 'age');
     const order = queryEnum(req.query, 'order', ['asc', 'desc'] as const, 'desc');
+    // Accepted for the reference API's clients: since Nakamoto there are no unconfirmed microblock transactions.
+    queryBoolean(req.query, 'unanchored');
     const exclude = queryBoolean(req.query, 'exclude_function_args');
     const { rows, total, abis } = await readSnapshot(ctx.db, async (trx) => {
       const rows = await getPendingMempoolTxs(trx, { ...filter, limit, offset, orderBy, order });
@@ -51,7 +53,13 @@ export function transactionsRouter(ctx: RouteContext): Router {
 
   router.get('/extended/v1/tx/:tx_id', async (req, res) => {
     const txId = parseTxId(req.params.tx_id);
-    const page = parsePage(req.query, ctx.limits.event, { limit: 'event_limit', offset: 'event_offset' });
+    const page = parsePage(
+      req.query,
+      ctx.limits.event,
+      { limit: 'event_limit', offset: 'event_offset' },
+      { zeroMeansDefault: true },
+    );
+    queryBoolean(req.query, 'unanchored');
     const exclude = queryBoolean(req.query, 'exclude_function_args');
     const found = await readSnapshot(ctx.db, async (trx) => {
       const tip = await getChainTip(trx);

@@ -126,6 +126,7 @@ export class TxRowBuilder {
       sponsor_address: null,
       sponsored: false,
       nonce: '0',
+      sponsor_nonce: null,
       fee_rate: '180',
       anchor_mode: 'any',
       post_condition_mode: 'deny',
@@ -237,9 +238,11 @@ export class TxRowBuilder {
     return this;
   }
 
-  sponsoredBy(address: string): this {
+  /** Sponsored by `address`, with the sponsor's nonce (as the indexer writes both). */
+  sponsoredBy(address: string, sponsorNonce = '0'): this {
     this.row.sponsored = true;
     this.row.sponsor_address = address;
+    this.row.sponsor_nonce = sponsorNonce;
     return this;
   }
 
@@ -387,6 +390,7 @@ export class MempoolTxRowBuilder {
       sender_address: testAddress('mempool-sender'),
       sponsor_address: null,
       nonce: '5',
+      sponsor_nonce: null,
       fee_rate: '300',
       payload: { recipient_address: testAddress('recipient'), amount: '25', memo: `0x${'00'.repeat(34)}` },
       post_conditions: [],
@@ -417,6 +421,13 @@ export class MempoolTxRowBuilder {
 
   receivedAt(iso: string): this {
     this.row.receipt_time = iso;
+    return this;
+  }
+
+  /** Sponsored by `address`, with the sponsor's nonce (as the indexer writes both). */
+  sponsoredBy(address: string, sponsorNonce = '0'): this {
+    this.row.sponsor_address = address;
+    this.row.sponsor_nonce = sponsorNonce;
     return this;
   }
 

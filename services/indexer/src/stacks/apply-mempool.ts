@@ -96,7 +96,11 @@ const DROP_REASONS: Record<string, string> = {
   Problematic: 'dropped_problematic',
 };
 
-/** `/drop_mempool_tx`: pending transactions leave the mempool with the node's reason. */
+/**
+ * `/drop_mempool_tx`: pending transactions leave the mempool with the node's reason. A reason not listed above is
+ * stored as `dropped_unknown` (the api shows it as `dropped_stale_garbage_collect`, the reference API having no such
+ * status).
+ */
 export async function applyDropMempoolTxs(trx: Knex.Transaction, body: NodeDropMempoolTx): Promise<void> {
   const ids = body.dropped_txids.map(normalizeHex);
   if (ids.length === 0) return;

@@ -7,6 +7,15 @@ import { arrayParameter, runPrepared } from '../sql';
 export const ANCHORED_SEQUENCE = 2147483647;
 
 /**
+ * The events whose parties enter an address's history: STX transfers, mints and burns, as in the reference API's
+ * `/extended/v1/address/{principal}/transactions` (its `principal_stx_txs`). Token (FT/NFT) events and STX locks name
+ * no one there: existing clients see the same `total` and the same pages (ADR 0016).
+ */
+export const HISTORY_EVENT_TYPES = ['stx_transfer_event', 'stx_mint_event', 'stx_burn_event'] as const;
+const HISTORY_EVENT_TYPE_SET: ReadonlySet<string> = new Set(HISTORY_EVENT_TYPES);
+const HISTORY_EVENT_TYPES_SQL = HISTORY_EVENT_TYPES.map((t) => `'${t}'`).join(', ');
+
+/**
  * Everything a block entering the canonical chain changes in the read models, in one statement:
  * per-address history and totals, and its transactions leaving the mempool.
  */
@@ -26,8 +35,9 @@ const ADDRESS_TXS_CTES = `parties AS (
        SELECT p.address, tx.block_height, coalesce(tx.microblock_sequence, ${ANCHORED_SEQUENCE}), tx.tx_index, tx.tx_id, tx.index_block_hash
        FROM events e
        JOIN txs tx ON tx.tx_id = e.tx_id AND tx.index_block_hash = e.index_block_hash,
-            LATERAL (VALUES (e.sender), (e.recipient), (e.locked_address)) AS p(address)
-       WHERE e.index_block_hash = ANY(:hashes) AND e.committed AND tx.status = 'success' AND p.address IS NOT NULL
+            LATERAL (VALUES (e.sender), (e.recipient)) AS p(address)
+       WHERE e.index_block_hash = ANY(:hashes) AND e.type IN (${HISTORY_EVENT_TYPES_SQL}) AND e.committed
+         AND tx.status = 'success' AND p.address IS NOT NULL
      ),
      inserted AS (
        INSERT INTO address_txs (address, block_height, microblock_sequence, tx_index, tx_id, index_block_hash)
@@ -69,10 +79,10 @@ export async function removeAddressTxs(trx: Knex.Transaction, blockHashes: strin
 export async function restoreOrphanedToMempool(trx: Knex.Transaction, blockHashes: string[], receiptTime: string): Promise<void> {
   if (blockHashes.length === 0) return;
   await trx.raw(
-    `INSERT INTO mempool_txs (tx_id, raw_tx, type_id, sender_address, sponsor_address, nonce, fee_rate, payload,
+    `INSERT INTO mempool_txs (tx_id, raw_tx, type_id, sender_address, sponsor_address, nonce, sponsor_nonce, fee_rate, payload,
                               post_conditions, post_condition_mode, anchor_mode, contract_id, status, receipt_time)
-     SELECT DISTINCT ON (t.tx_id) t.tx_id, t.raw_tx, t.type_id, t.sender_address, t.sponsor_address, t.nonce, t.fee_rate,
-            t.payload, t.post_conditions, t.post_condition_mode, t.anchor_mode, t.contract_id, 'pending', :receiptTime
+     SELECT DISTINCT ON (t.tx_id) t.tx_id, t.raw_tx, t.type_id, t.sender_address, t.sponsor_address, t.nonce, t.sponsor_nonce,
+            t.fee_rate, t.payload, t.post_conditions, t.post_condition_mode, t.anchor_mode, t.contract_id, 'pending', :receiptTime
      FROM txs t
      WHERE t.index_block_hash = ANY(:hashes)
        AND t.type_id NOT IN ('coinbase', 'tenure_change', 'poison_microblock')
@@ -98,16 +108,18 @@ interface TxParties {
 
 interface EventParties {
   tx_id: string;
+  /** The node's event type (`stx_transfer_event`, …): only `HISTORY_EVENT_TYPES` name parties. */
+  type: string;
   committed: boolean;
   sender: string | null;
   recipient: string | null;
-  locked_address: string | null;
 }
 
 /**
  * The `address_txs` rows of one block, from its rows in memory: exactly what `ADDRESS_TXS_CTES` selects from the
  * stored block (each principal a transaction names — sender, sponsor, token-transfer recipient, contract — and the
- * parties of its committed events if it succeeded, once per principal and transaction). The e2e suite checks the table against
+ * sender and recipient of its committed STX transfers, mints and burns if it succeeded, once per principal and
+ * transaction). The e2e suite checks the table against
  * that SQL definition after every fixture.
  */
 export function addressTxRows(
@@ -145,10 +157,9 @@ export function addressTxRows(
   }
   for (const ev of events) {
     const tx = byId.get(ev.tx_id);
-    if (!tx || !ev.committed || tx.status !== 'success') continue;
+    if (!tx || !ev.committed || tx.status !== 'success' || !HISTORY_EVENT_TYPE_SET.has(ev.type)) continue;
     add(ev.sender, tx);
     add(ev.recipient, tx);
-    add(ev.locked_address, tx);
   }
   return rows;
 }

@@ -14,6 +14,8 @@ export interface TxFields {
   sponsor_address: string | null;
   sponsored: boolean;
   nonce: string;
+  /** The sponsor's nonce; null unless sponsored. */
+  sponsor_nonce: string | null;
   fee_rate: string;
   anchor_mode: string;
   post_condition_mode: string;
@@ -84,6 +86,7 @@ export function toTxFields(d: DecodedTransaction): TxFields {
     sponsor_address: d.sponsorAddress,
     sponsored: d.authType === 'sponsored',
     nonce: d.nonce.toString(),
+    sponsor_nonce: d.sponsorNonce === null ? null : d.sponsorNonce.toString(),
     fee_rate: d.feeRate.toString(),
     anchor_mode: d.anchorMode,
     post_condition_mode: d.postConditionMode,
@@ -138,6 +141,7 @@ function decodedColumns(f: TxFields) {
     sender_address: f.sender_address,
     sponsor_address: f.sponsor_address,
     nonce: f.nonce,
+    sponsor_nonce: f.sponsor_nonce,
     fee_rate: f.fee_rate,
     anchor_mode: f.anchor_mode,
     post_condition_mode: f.post_condition_mode,
