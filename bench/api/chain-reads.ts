@@ -10,8 +10,11 @@
  *
  *   npx tsx bench/api/chain-reads.ts
  *   env: BENCH_BLOCKS=4000 BENCH_SECONDS=5 BENCH_CONNECTIONS=16 BENCH_KEEP=1 (keeps .tmp/bench-reads-<pid>)
+ *        BENCH_REUSE=.tmp/bench-reads-<pid> (measures on a database a BENCH_KEEP run filled, without filling again)
+ *        BENCH_ONLY=<text> (only the endpoints whose name contains it)
  */
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
 import { startPostgres } from '@bda/test-support';
 import { replayEvents } from '../../scripts/lib/replay-events';
 import { ROOT } from '../../scripts/lib/service-process';
@@ -27,32 +30,42 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const PENDING_BLOCKS = 20;
 
 async function main(): Promise<void> {
-  const tmp = join(ROOT, '.tmp', `bench-reads-${process.pid}`);
+  const reuse = process.env.BENCH_REUSE ? resolve(process.env.BENCH_REUSE) : undefined;
+  const tmp = reuse ?? join(ROOT, '.tmp', `bench-reads-${process.pid}`);
   console.log(`measuring ${await useBuiltServices(tmp, false)}`);
-  const pg = await startPostgres({ dataDir: join(tmp, 'pg'), fresh: true });
+  const server = await startPostgres({ dataDir: join(tmp, 'pg'), fresh: reuse === undefined });
   try {
-    const chain = generateChain({ blocks: BLOCKS + PENDING_BLOCKS, txsPerBlock: 50, mempool: true, ...fixtureTransferPool() });
-    // Everything but the last blocks themselves: their transactions stay in the mempool.
-    let blocksLeft = BLOCKS;
-    const events = chain.filter((e) => e.path !== '/new_block' || blocksLeft-- > 0);
+    const filled = reuse ? await filledDatabase(server.url) : undefined;
     const sys = await TestSystem.start({
       bus: 'postgres',
-      serverUrl: pg.url,
+      serverUrl: server.url,
       kafkaBrokers: '',
-      services: ['indexer', 'observer', 'api'],
+      databaseUrl: filled,
+      services: filled ? ['api'] : ['indexer', 'observer', 'api'],
       env: { LOG_LEVEL: 'warn', API_WORKERS: '1' },
     });
     try {
       const t0 = performance.now();
-      await replayEvents(events, { observerUrl: sys.observerUrl });
-      await sys.waitForAppliedFromDb(1_800_000, 50);
-      await sys.stopService('observer');
-      await sys.stopService('indexer');
-      // What autovacuum would have done by now on a server that ran for a while.
-      await sys.db.raw('VACUUM ANALYZE');
+      if (!filled) {
+        const chain = generateChain({
+          blocks: BLOCKS + PENDING_BLOCKS,
+          txsPerBlock: 50,
+          mempool: true,
+          ...fixtureTransferPool(),
+        });
+        // Everything but the last blocks themselves: their transactions stay in the mempool.
+        let blocksLeft = BLOCKS;
+        const events = chain.filter((e) => e.path !== '/new_block' || blocksLeft-- > 0);
+        await replayEvents(events, { observerUrl: sys.observerUrl });
+        await sys.waitForAppliedFromDb(1_800_000, 50);
+        await sys.stopService('observer');
+        await sys.stopService('indexer');
+        // What autovacuum would have done by now on a server that ran for a while.
+        await sys.db.raw('VACUUM ANALYZE');
+      }
       const count = async (sql: string) => Number(((await sys.db.raw(sql)) as { rows: Array<{ n: string }> }).rows[0]!.n);
       console.log(
-        `database filled in ${((performance.now() - t0) / 1000).toFixed(0)} s: ${await count('SELECT count(*) AS n FROM blocks')} blocks, ` +
+        `database ${filled ? 'reused' : `filled in ${((performance.now() - t0) / 1000).toFixed(0)} s`}: ${await count('SELECT count(*) AS n FROM blocks')} blocks, ` +
           `${await count('SELECT count(*) AS n FROM txs')} transactions, ${await count('SELECT count(*) AS n FROM events')} events, ` +
           `${await count("SELECT count(*) AS n FROM mempool_txs WHERE status = 'pending'")} pending`,
       );
@@ -84,7 +97,8 @@ async function main(): Promise<void> {
       console.log(
         `${'endpoint'.padEnd(30)}${'req/s'.padStart(9)}${'p50'.padStart(10)}${'p99'.padStart(10)}${'non-200'.padStart(9)}`,
       );
-      for (const [name, path] of targets) {
+      const only = process.env.BENCH_ONLY;
+      for (const [name, path] of targets.filter(([name]) => only === undefined || name.includes(only))) {
         const res = await fetch(sys.apiUrl + path);
         if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
         await res.arrayBuffer();
@@ -98,8 +112,23 @@ async function main(): Promise<void> {
       await sys.stop();
     }
   } finally {
-    await pg.stop();
-    removeBenchDir(tmp);
+    await server.stop();
+    if (!reuse) removeBenchDir(tmp);
+  }
+}
+
+/** The one database a kept run filled on this server (TestSystem names them `e2e_…`). */
+async function filledDatabase(serverUrl: string): Promise<string> {
+  const admin = new pg.Client(serverUrl);
+  await admin.connect();
+  try {
+    const { rows } = await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'e2e%'");
+    if (rows.length !== 1) throw new Error(`BENCH_REUSE: expected one filled database, found ${rows.length}`);
+    const url = new URL(serverUrl);
+    url.pathname = `/${rows[0]!.datname}`;
+    return url.toString();
+  } finally {
+    await admin.end();
   }
 }
 

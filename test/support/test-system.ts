@@ -13,6 +13,8 @@ export interface TestSystemOptions {
   services?: ServiceName[];
   /** Reuse an existing bus: same topic prefix / same bus database (two systems reading one bus). */
   shareBusWith?: TestSystem;
+  /** An existing database to use instead of a new one (a bench measuring reads on a database it filled before). */
+  databaseUrl?: string;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -51,7 +53,7 @@ export class TestSystem {
   }
 
   private async init(): Promise<void> {
-    this.databaseUrl = await createTestDatabase(this.opts.serverUrl, 'e2e');
+    this.databaseUrl = this.opts.databaseUrl ?? (await createTestDatabase(this.opts.serverUrl, 'e2e'));
     this.busDatabaseUrl = this.opts.shareBusWith?.busDatabaseUrl ?? this.databaseUrl;
     this.topicPrefix = this.opts.shareBusWith?.topicPrefix ?? `t${randomBytes(4).toString('hex')}.`;
     this.db = createDb({ connectionString: this.databaseUrl, maxConnections: 4 });
