@@ -26,7 +26,7 @@ import { TestSystem } from '../support/test-system';
  * than the tip becomes the tip with its ancestors, a tie keeps the first seen, a parent arriving under a canonical
  * child joins the chain below it) gives the sequence of chain states the indexer can commit: S0 (no block), S1, ….
  * The indexer applies a batch of events in one transaction, so what the api can show is some state after some event
- * (states inside a batch are skipped, never mixed). Each api handler reads in one REPEATABLE READ snapshot and names
+ * (states inside a batch are skipped, never mixed). Each api handler reads with one statement, its own snapshot, and names
  * the tip it read in its ETag (`W/"<tip index block hash>[:<tip microblock>]"`), so a chain answer says which state it
  * claims to come from, and must then equal the model's answer for that state exactly.
  *

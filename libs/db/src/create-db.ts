@@ -30,8 +30,12 @@ export interface CreateDbOptions {
    * ANALYZE invalidates it. For a writer whose tables grow from nothing faster than autovacuum analyzes them (an
    * indexer syncing, a fresh system), that plan is made for tiny tables: a hashed subplan that reads every row of
    * `txs` on each mempool announcement, a sequential scan of `mempool_txs` on each block. See ADR 0013.
+   *
+   * `force_generic_plan`: each prepared statement is planned once per connection (and again after an ANALYZE of
+   * its tables), never per execution: for a reader whose statements are fixed texts written for their generic plan
+   * (the api's chain reads, `services/api/src/datastore/sql.ts`), where planning cost more than executing.
    */
-  planCacheMode?: 'auto' | 'force_custom_plan';
+  planCacheMode?: 'auto' | 'force_custom_plan' | 'force_generic_plan';
 }
 
 /** A knex instance on PostgreSQL with exact numeric handling. */

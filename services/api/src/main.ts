@@ -31,6 +31,9 @@ async function serve(mode: 'single' | 'worker'): Promise<void> {
     applicationName: 'bda-api',
     statementTimeoutMs: env.API_STATEMENT_TIMEOUT_MS,
     logger,
+    // The chain reads are fixed statements written for their generic plan (see `datastore/sql.ts`); knex's own
+    // queries on this pool are the readiness probe's `SELECT 1` only.
+    planCacheMode: 'force_generic_plan',
   });
   const runesDb = createRunesDb({
     connectionString: env.DATABASE_URL,

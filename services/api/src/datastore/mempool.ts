@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import type { DbMempoolTx } from '@bda/db';
+import { ABI_SELECT, abisOf, calledContract, deployAbi, firstCallOf, type ContractAbis } from './contract-abis';
+import { query, statement, type Statement } from './sql';
 
 /** A mempool row without its raw bytes. */
 export type DbMempoolTxRow = Omit<DbMempoolTx, 'raw_tx'>;
@@ -22,10 +24,18 @@ const MEMPOOL_COLUMNS = [
   'receipt_time',
 ];
 
-/** A transaction the mempool knows, whatever its status (primary key lookup). */
-export async function getMempoolTx(db: Knex, txId: string): Promise<DbMempoolTxRow | null> {
-  const row = (await db('mempool_txs').select(MEMPOOL_COLUMNS).where('tx_id', txId).first()) as DbMempoolTxRow | undefined;
-  return row ?? null;
+/** `alias.<column>` for each mempool column, named `<prefix><column>` (read back by `prefixedMempoolTxOf`). */
+export function mempoolSelect(alias: string, prefix = ''): string {
+  return MEMPOOL_COLUMNS.map((c) => `${alias}.${c}${prefix ? ` AS ${prefix}${c}` : ''}`).join(', ');
+}
+
+/** The mempool row a statement's row carries as `mempoolSelect(alias, prefix)`, or null when it has none. */
+export function prefixedMempoolTxOf(row: object, prefix: string): DbMempoolTxRow | null {
+  const r = row as Record<string, unknown>;
+  if (r[`${prefix}tx_id`] === null) return null;
+  const out: Record<string, unknown> = {};
+  for (const c of MEMPOOL_COLUMNS) out[c] = r[`${prefix}${c}`];
+  return out as DbMempoolTxRow;
 }
 
 /** What `/extended/v1/tx/mempool` filters on; `address` stands alone (the route refuses it with the others). */
@@ -40,59 +50,84 @@ export interface MempoolFilter {
 /** `age` = receipt time (the default), `size` = serialized bytes, `fee` = fee rate. */
 export type MempoolOrderBy = 'age' | 'size' | 'fee';
 
-function pendingMatching(db: Knex, filter: MempoolFilter): Knex.QueryBuilder {
-  const q = db('mempool_txs').where('status', 'pending');
-  const { address, senderAddress, recipientAddress } = filter;
-  if (address !== undefined) {
-    // Each branch has a partial index of its own (`mempool_pending_sender`, `_recipient`, `_contract`): a bitmap OR.
-    q.andWhere((w) =>
-      w
-        .where('sender_address', address)
-        .orWhereRaw("payload->>'recipient_address' = ?", [address])
-        .orWhere('contract_id', address),
-    );
+/** Each order is one of the partial indexes of pending rows read forwards or backwards; ties by tx id. */
+const ORDERS: Record<MempoolOrderBy, Record<'asc' | 'desc', string>> = {
+  age: { desc: 'm.receipt_time DESC, m.tx_id ASC', asc: 'm.receipt_time ASC, m.tx_id DESC' }, // `mempool_pending`
+  fee: { desc: 'm.fee_rate DESC, m.tx_id DESC', asc: 'm.fee_rate ASC, m.tx_id ASC' }, // `mempool_pending_fee`
+  size: { desc: 'octet_length(m.raw_tx) DESC, m.tx_id DESC', asc: 'octet_length(m.raw_tx) ASC, m.tx_id ASC' }, // `_size`
+};
+
+/**
+ * The pending rows matching the filters given, `$3…` in the order sender, recipient, address. With `address`, each
+ * branch has a partial index of its own (`mempool_pending_sender`, `_recipient`, `_contract`): a bitmap OR.
+ */
+function pendingMatching(filter: { sender: boolean; recipient: boolean; address: boolean }): string {
+  const conditions = ["m.status = 'pending'"];
+  let n = 2;
+  if (filter.sender) conditions.push(`m.sender_address = $${++n}`);
+  if (filter.recipient) conditions.push(`m.payload->>'recipient_address' = $${++n}`);
+  if (filter.address) {
+    const p = `$${++n}`;
+    conditions.push(`(m.sender_address = ${p} OR m.payload->>'recipient_address' = ${p} OR m.contract_id = ${p})`);
   }
-  if (senderAddress !== undefined) q.andWhere('sender_address', senderAddress);
-  if (recipientAddress !== undefined) q.andWhereRaw("payload->>'recipient_address' = ?", [recipientAddress]);
-  return q;
+  return conditions.join(' AND ');
 }
 
 /**
- * Pending transactions in the requested order, ties by tx id: each order is one of the partial indexes read forwards
- * or backwards (`mempool_pending` for age, `mempool_pending_fee`, `mempool_pending_size`); a filter narrows to one
- * address's few rows first.
+ * A page of pending transactions with the number of pending transactions matching the filter and the ABIs of the
+ * contracts the page calls, in one statement (`$1` limit, `$2` offset, then the filter's values). The count runs
+ * over the partial indexes of pending rows (a node-bounded set of a few thousand), or over one address's rows.
  */
-export async function getPendingMempoolTxs(
+function pendingPage(orderBy: MempoolOrderBy, order: 'asc' | 'desc', filter: Parameters<typeof pendingMatching>[0]): string {
+  const where = pendingMatching(filter);
+  const ordering = ORDERS[orderBy][order];
+  return `SELECT c.total, ${mempoolSelect('h')}, ${ABI_SELECT}
+   FROM (SELECT count(*) AS total FROM mempool_txs m WHERE ${where}) c
+   LEFT JOIN LATERAL (
+     SELECT page.*, ${firstCallOf('page')} AS first_call
+     FROM (
+       SELECT ${mempoolSelect('m')}, ${calledContract('m')} AS called, row_number() OVER (ORDER BY ${ordering}) AS pos
+       FROM mempool_txs m WHERE ${where}
+       ORDER BY ${ordering} LIMIT $1 OFFSET $2
+     ) page
+   ) h ON true
+   ${deployAbi('h.first_call')}
+   ORDER BY h.pos`;
+}
+
+/** One statement per order and combination of filters, built when first asked for (30 at most). */
+const PAGES = new Map<string, Statement>();
+
+/**
+ * Pending transactions in the requested order, the number matching the filter, and the ABIs of the contracts the
+ * page calls: one statement (one snapshot).
+ */
+export async function getPendingMempoolPage(
   db: Knex,
   opts: MempoolFilter & { limit: number; offset: number; orderBy?: MempoolOrderBy; order?: 'asc' | 'desc' },
-): Promise<DbMempoolTxRow[]> {
-  const desc = (opts.order ?? 'desc') === 'desc';
-  const q = pendingMatching(db, opts).select(MEMPOOL_COLUMNS);
-  switch (opts.orderBy ?? 'age') {
-    case 'age':
-      q.orderBy([
-        { column: 'receipt_time', order: desc ? 'desc' : 'asc' },
-        { column: 'tx_id', order: desc ? 'asc' : 'desc' },
-      ]);
-      break;
-    case 'fee':
-      q.orderBy([
-        { column: 'fee_rate', order: desc ? 'desc' : 'asc' },
-        { column: 'tx_id', order: desc ? 'desc' : 'asc' },
-      ]);
-      break;
-    case 'size':
-      q.orderByRaw(desc ? 'octet_length(raw_tx) DESC, tx_id DESC' : 'octet_length(raw_tx) ASC, tx_id ASC');
-      break;
-  }
-  return (await q.limit(opts.limit).offset(opts.offset)) as DbMempoolTxRow[];
-}
-
-/**
- * Number of pending transactions matching the filter. A count over the partial indexes of pending rows (a
- * node-bounded set of a few thousand), or over one address's rows — not over a raw event table.
- */
-export async function countPendingMempoolTxs(db: Knex, filter: MempoolFilter = {}): Promise<number> {
-  const [row] = (await pendingMatching(db, filter).count({ n: '*' })) as Array<{ n: string }>;
-  return Number(row?.n ?? 0);
+): Promise<{ rows: DbMempoolTxRow[]; total: number; abis: ContractAbis }> {
+  const { senderAddress, recipientAddress, address } = opts;
+  const filter = {
+    sender: senderAddress !== undefined,
+    recipient: recipientAddress !== undefined,
+    address: address !== undefined,
+  };
+  const orderBy = opts.orderBy ?? 'age';
+  const order = opts.order ?? 'desc';
+  const key = `${orderBy} ${order} ${+filter.sender}${+filter.recipient}${+filter.address}`;
+  let s = PAGES.get(key);
+  if (!s) PAGES.set(key, (s = statement(pendingPage(orderBy, order, filter))));
+  const values: unknown[] = [opts.limit, opts.offset];
+  for (const v of [senderAddress, recipientAddress, address]) if (v !== undefined) values.push(v);
+  const rows = await query<{ total: string; tx_id: string | null; abi_contract_id: string | null; contract_abi: unknown }>(
+    db,
+    s,
+    values,
+  );
+  return {
+    // The rows themselves (with the total and ABI columns still on them), as `txRowsOf` takes them.
+    rows: rows.filter((r) => r.tx_id !== null) as unknown as DbMempoolTxRow[],
+    total: Number(rows[0]?.total ?? 0),
+    abis: abisOf(rows),
+  };
 }

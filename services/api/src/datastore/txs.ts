@@ -1,5 +1,9 @@
 import type { Knex } from 'knex';
-import type { DbEvent, DbTx } from '@bda/db';
+import type { DbChainTip, DbEvent, DbTx } from '@bda/db';
+import { FROM_TIP, TIP_SELECT, tipOf, type TipColumns } from './chain-tip';
+import { ABI_SELECT, abisOf, calledContract, deployAbi, type ContractAbis } from './contract-abis';
+import { mempoolSelect, prefixedMempoolTxOf, type DbMempoolTxRow } from './mempool';
+import { query, statement } from './sql';
 
 /**
  * A mined transaction as the api reads it: the `txs` columns it serves (not the raw bytes, ABI or burnchain op) plus
@@ -47,55 +51,104 @@ const TX_COLUMNS = [
   'microblock_parent_hash',
   'event_count',
   'canonical',
-].map((c) => `t.${c}`);
+];
 
-function selectTxs(db: Knex) {
-  return db('txs as t')
-    .select(TX_COLUMNS)
-    .select({ parent_block_hash: 'b.parent_block_hash', parent_burn_block_time: 'p.burn_block_time' })
-    .leftJoin('blocks as b', 'b.index_block_hash', 't.index_block_hash')
-    .leftJoin('blocks as p', 'p.index_block_hash', 't.parent_index_block_hash');
+const TX_ROW_COLUMNS = [...TX_COLUMNS, 'parent_block_hash', 'parent_burn_block_time'];
+
+/** The columns of a `DbTxRow`, for a statement that reads `txs` as `alias` and joins `txParents(alias)` to it. */
+export function txSelect(alias: string): string {
+  return `${TX_COLUMNS.map((c) => `${alias}.${c}`).join(', ')}, b.parent_block_hash, p.burn_block_time AS parent_burn_block_time`;
 }
 
-/** The canonical mined row of a transaction (index `txs_canonical_tx`), or null. */
-export async function getCanonicalTx(db: Knex, txId: string): Promise<DbTxRow | null> {
-  const row = (await selectTxs(db).where('t.tx_id', txId).andWhere('t.canonical', true).first()) as DbTxRow | undefined;
-  return row ?? null;
+/** The columns of a `DbTxRow` from a subquery `alias` that selected `txSelect`. */
+export function txRowSelect(alias: string): string {
+  return TX_ROW_COLUMNS.map((c) => `${alias}.${c}`).join(', ');
+}
+
+/** The including block (`b`) and its parent (`p`) of the transaction `alias`, by primary key. */
+export function txParents(alias: string): string {
+  return `LEFT JOIN blocks b ON b.index_block_hash = ${alias}.index_block_hash
+   LEFT JOIN blocks p ON p.index_block_hash = ${alias}.parent_index_block_hash`;
 }
 
 /**
- * Canonical rows for the given (tx_id, index_block_hash) keys, by primary key, in the order of `keys`; keys whose
- * row is missing or no longer canonical are left out.
+ * The rows of a statement that carry a mined transaction (`txSelect`), as `DbTxRow`s: the rows themselves, with the
+ * statement's other columns (the tip, a total) still on them, which the mappers do not read. Copying each into an
+ * object of its own cost 5% of the api's CPU on a page of an address's history.
  */
-export async function getCanonicalTxsByKeys(
-  db: Knex,
-  keys: Array<{ tx_id: string; index_block_hash: string }>,
-): Promise<DbTxRow[]> {
-  if (keys.length === 0) return [];
-  const rows = (await selectTxs(db)
-    .join(
-      db.raw('unnest(?::text[], ?::text[]) as k(tx_id, index_block_hash)', [
-        keys.map((k) => k.tx_id),
-        keys.map((k) => k.index_block_hash),
-      ]),
-      (j) => j.on('k.tx_id', 't.tx_id').andOn('k.index_block_hash', 't.index_block_hash'),
-    )
-    .where('t.canonical', true)) as DbTxRow[];
-  const byKey = new Map(rows.map((r) => [`${r.tx_id}/${r.index_block_hash}`, r]));
-  return keys.flatMap((k) => byKey.get(`${k.tx_id}/${k.index_block_hash}`) ?? []);
+export function txRowsOf(rows: ReadonlyArray<{ tx_id: string | null }>): DbTxRow[] {
+  return rows.filter((r) => r.tx_id !== null) as unknown as DbTxRow[];
 }
 
-/** One page of a mined transaction's canonical events in event order (index `events_tx`). */
-export async function getTxEvents(
-  db: Knex,
-  txId: string,
-  indexBlockHash: string,
-  page: { limit: number; offset: number },
-): Promise<DbEvent[]> {
-  return db<DbEvent>('events')
-    .select('*')
-    .where({ tx_id: txId, index_block_hash: indexBlockHash, canonical: true })
-    .orderBy('event_index', 'asc')
-    .limit(page.limit)
-    .offset(page.offset);
+/**
+ * The events of a page as one JSON array, built as node-postgres would have parsed their rows: numeric and int8
+ * columns as text (node-postgres gives them as strings, see `createDb`); int4 as numbers, booleans, text and nulls
+ * come out of JSON as they would out of a row. The columns are the table's, in its order. One array, not one row per
+ * event: the transaction's columns would otherwise come again with every event.
+ */
+const EVENT_JSON_COLUMNS = [
+  'e.index_block_hash',
+  'e.event_index',
+  'e.tx_id',
+  'e.tx_index',
+  'e.block_height',
+  'e.type',
+  'e.committed',
+  'e.asset_identifier',
+  'e.sender',
+  'e.recipient',
+  'e.amount::text AS amount',
+  'e.memo',
+  'e.value_hex',
+  'e.value_repr',
+  'e.contract_identifier',
+  'e.topic',
+  'e.locked_amount::text AS locked_amount',
+  'e.unlock_height::text AS unlock_height',
+  'e.locked_address',
+  'e.canonical',
+].join(', ');
+
+/**
+ * `/extended/v1/tx/{tx_id}` in one statement: the tip; the canonical mined row of `$1` (index `txs_canonical_tx`)
+ * with a page of its canonical events (`$2` limit, `$3` offset; index `events_tx`); or, only when no canonical block
+ * mines it, the mempool's row (primary key); and the ABI of the contract either calls.
+ */
+const TX_BY_ID = statement(
+  `SELECT ${TIP_SELECT}, ${txSelect('t')}, ev.events, ${mempoolSelect('m', 'mempool_')}, ${ABI_SELECT}
+   FROM ${FROM_TIP}
+   LEFT JOIN LATERAL (
+     SELECT ${TX_COLUMNS.map((c) => `x.${c}`).join(', ')} FROM txs x WHERE x.tx_id = $1 AND x.canonical LIMIT 1
+   ) t ON true
+   ${txParents('t')}
+   LEFT JOIN LATERAL (
+     SELECT json_agg(page ORDER BY page.event_index) AS events
+     FROM (
+       SELECT ${EVENT_JSON_COLUMNS} FROM events e
+       WHERE e.tx_id = t.tx_id AND e.index_block_hash = t.index_block_hash AND e.canonical
+       ORDER BY e.event_index LIMIT $2 OFFSET $3
+     ) page
+   ) ev ON true
+   LEFT JOIN mempool_txs m ON m.tx_id = $1 AND t.tx_id IS NULL
+   ${deployAbi(`coalesce(${calledContract('t')}, ${calledContract('m')})`)}`,
+);
+
+export type TxById =
+  | { kind: 'mined'; tip: DbChainTip | null; tx: DbTxRow; events: DbEvent[]; abis: ContractAbis }
+  | { kind: 'mempool'; mempoolTx: DbMempoolTxRow; abis: ContractAbis };
+
+/** A transaction by id, as a canonical block mines it or else as the mempool knows it (any status); null if neither. */
+export async function getTxById(db: Knex, txId: string, eventPage: { limit: number; offset: number }): Promise<TxById | null> {
+  type Row = TipColumns & {
+    tx_id: string | null;
+    events: DbEvent[] | null;
+    abi_contract_id: string | null;
+    contract_abi: unknown;
+  };
+  const [row] = await query<Row>(db, TX_BY_ID, [txId, eventPage.limit, eventPage.offset]);
+  const abis = abisOf([row!]);
+  const [tx] = txRowsOf([row!]);
+  if (tx) return { kind: 'mined', tip: tipOf(row!), tx, events: row!.events ?? [], abis };
+  const mempoolTx = prefixedMempoolTxOf(row!, 'mempool_');
+  return mempoolTx ? { kind: 'mempool', mempoolTx, abis } : null;
 }

@@ -1,12 +1,7 @@
 import express, { type Router } from 'express';
 import { InputError, NotFoundError } from '@bda/common';
 import type { AddressTransactionsListResponse } from '../api-types';
-import { getAddressTxCountInRange, getAddressTxPage, type HeightRange } from '../datastore/address-txs';
-import { getCanonicalBlockByHash } from '../datastore/blocks';
-import { getChainTip } from '../datastore/chain-tip';
-import { getContractAbis } from '../datastore/contract-abis';
-import { readSnapshot } from '../datastore/snapshot';
-import { getCanonicalTxsByKeys } from '../datastore/txs';
+import { getAddressHistory, type HeightRange } from '../datastore/address-txs';
 import { respondNotModifiedIfFresh } from '../http-cache';
 import { toTransactionResponse, withoutFunctionArgs } from '../mappers/tx';
 import { MAX_BLOCK_HEIGHT, parseHeightOrHash, parsePage, parsePrincipal, queryBoolean, queryInt, queryString } from '../params';
@@ -31,21 +26,14 @@ export function addressRouter(ctx: RouteContext): Router {
     // there are no unconfirmed microblock transactions to add.
     queryBoolean(req.query, 'unanchored');
     const exclude = queryBoolean(req.query, 'exclude_function_args');
-    const { tip, total, rows, abis } = await readSnapshot(ctx.db, async (trx) => {
-      const tip = await getChainTip(trx);
-      let range: HeightRange = { kind: 'all' };
-      if (height !== undefined) range = { kind: 'at', height };
-      else if (until?.kind === 'height') range = { kind: 'until', height: until.height };
-      else if (until?.kind === 'hash') {
-        const block = await getCanonicalBlockByHash(trx, until.hash);
-        if (!block) throw new NotFoundError(`until_block: no canonical block with block hash or index block hash ${until.hash}`);
-        range = { kind: 'until', height: block.block_height };
-      }
-      const total = await getAddressTxCountInRange(trx, principal, range, tip?.block_height ?? 0);
-      const keys = offset < total ? await getAddressTxPage(trx, principal, { limit, offset }, range) : [];
-      const rows = await getCanonicalTxsByKeys(trx, keys);
-      return { tip, total, rows, abis: await getContractAbis(trx, rows) };
-    });
+    let range: HeightRange = { kind: 'all' };
+    if (height !== undefined) range = { kind: 'at', height };
+    else if (until?.kind === 'height') range = { kind: 'until', height: until.height };
+    else if (until?.kind === 'hash') range = { kind: 'untilHash', hash: until.hash };
+    const { tip, total, rows, abis, untilHeight } = await getAddressHistory(ctx.db, principal, { limit, offset }, range);
+    if (range.kind === 'untilHash' && untilHeight === null) {
+      throw new NotFoundError(`until_block: no canonical block with block hash or index block hash ${range.hash}`);
+    }
     if (respondNotModifiedIfFresh(req, res, tip)) return;
     const body: AddressTransactionsListResponse = {
       limit,

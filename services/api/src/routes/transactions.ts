@@ -1,11 +1,8 @@
 import express, { type Router } from 'express';
 import { InputError, NotFoundError } from '@bda/common';
 import type { MempoolTransactionListResponse } from '../api-types';
-import { getChainTip } from '../datastore/chain-tip';
-import { getContractAbis } from '../datastore/contract-abis';
-import { countPendingMempoolTxs, getMempoolTx, getPendingMempoolTxs } from '../datastore/mempool';
-import { readSnapshot } from '../datastore/snapshot';
-import { getCanonicalTx, getTxEvents } from '../datastore/txs';
+import { getPendingMempoolPage } from '../datastore/mempool';
+import { getTxById } from '../datastore/txs';
 import { noStore, respondNotModifiedIfFresh } from '../http-cache';
 import { toMempoolTransactionResponse, toTransactionResponse, withoutFunctionArgs } from '../mappers/tx';
 import { parsePage, parsePrincipal, parseTxId, queryBoolean, queryEnum, queryString } from '../params';
@@ -37,10 +34,7 @@ export function transactionsRouter(ctx: RouteContext): Router {
     // Accepted for the reference API's clients: since Nakamoto there are no unconfirmed microblock transactions.
     queryBoolean(req.query, 'unanchored');
     const exclude = queryBoolean(req.query, 'exclude_function_args');
-    const { rows, total, abis } = await readSnapshot(ctx.db, async (trx) => {
-      const rows = await getPendingMempoolTxs(trx, { ...filter, limit, offset, orderBy, order });
-      return { rows, total: await countPendingMempoolTxs(trx, filter), abis: await getContractAbis(trx, rows) };
-    });
+    const { rows, total, abis } = await getPendingMempoolPage(ctx.db, { ...filter, limit, offset, orderBy, order });
     noStore(res);
     const body: MempoolTransactionListResponse = {
       limit,
@@ -61,17 +55,7 @@ export function transactionsRouter(ctx: RouteContext): Router {
     );
     queryBoolean(req.query, 'unanchored');
     const exclude = queryBoolean(req.query, 'exclude_function_args');
-    const found = await readSnapshot(ctx.db, async (trx) => {
-      const tip = await getChainTip(trx);
-      const tx = await getCanonicalTx(trx, txId);
-      if (tx) {
-        const events = await getTxEvents(trx, tx.tx_id, tx.index_block_hash, page);
-        return { kind: 'mined' as const, tip, tx, events, abis: await getContractAbis(trx, [tx]) };
-      }
-      const mempoolTx = await getMempoolTx(trx, txId);
-      if (mempoolTx) return { kind: 'mempool' as const, mempoolTx, abis: await getContractAbis(trx, [mempoolTx]) };
-      return null;
-    });
+    const found = await getTxById(ctx.db, txId, page);
     if (!found) {
       throw new NotFoundError(`tx_id: transaction ${txId} is neither mined in a canonical block nor in the mempool`);
     }

@@ -29,8 +29,8 @@ export interface RunesPoolOptions {
  * connection. PostgreSQL would otherwise plan it again on every execution: these statements are index-range reads
  * whose generic plan is estimated dearer than a custom one (an unknown range is guessed at more rows than a bound
  * one), so the plan cache keeps choosing custom plans — and planning took twice as long as executing. The generic plan
- * is the same index-range plan (`EXPLAIN` per statement in the api README). The setting is per connection, which is
- * why these reads do not share knex's pool: the `/extended` queries keep PostgreSQL's default choice.
+ * is the same index-range plan (`EXPLAIN` per statement in the api README). The setting is per connection: the api
+ * process gives it to knex's pool too, where the `/extended` reads run (`datastore/sql.ts`).
  */
 export function createRunesDb(opts: RunesPoolOptions): RunesDb & { pool: pg.Pool } {
   const pool = new pg.Pool({
