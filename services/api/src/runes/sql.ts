@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import pg from 'pg';
 import { ServiceUnavailableError } from '@bda/common';
+import { query as queryOnKnex } from '../datastore/sql';
 // Side effect relied on: @bda/db makes pg return int8 / numeric as strings (exact amounts) for every pool.
 import '@bda/db';
 
@@ -89,18 +90,8 @@ function connectFailure(err: unknown): unknown {
  * dedicated pool (tests of other routes); the api process uses `createRunesDb`.
  */
 export function knexRunesDb(db: Knex): RunesDb {
-  const client = db.client as { acquireConnection(): Promise<pg.Client>; releaseConnection(c: pg.Client): Promise<void> };
   return {
-    async query<T>(sql: string, values: unknown[]): Promise<T[]> {
-      const prepared = toPrepared(sql);
-      const connection = await client.acquireConnection();
-      try {
-        const result = await connection.query<T & pg.QueryResultRow>({ name: prepared.name, text: prepared.text, values });
-        return result.rows;
-      } finally {
-        await client.releaseConnection(connection);
-      }
-    },
+    query: <T>(sql: string, values: unknown[]): Promise<T[]> => queryOnKnex<T>(db, toPrepared(sql), values),
     close: async () => undefined,
   };
 }
