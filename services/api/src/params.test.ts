@@ -38,13 +38,11 @@ describe('parsePage', () => {
 
   it('takes limit=0 for the default page on the chain endpoints, as the reference API does, and nowhere else', () => {
     const chain = { zeroMeansDefault: true };
-    expect(parsePage({ limit: '0' }, limits, undefined, chain)).toEqual({ limit: 20, offset: 0 });
-    expect(parsePage({ limit: '00', offset: '3' }, limits, undefined, chain)).toEqual({ limit: 20, offset: 3 });
-    expect(parsePage({ limit: '50' }, limits, undefined, chain)).toEqual({ limit: 50, offset: 0 });
+    expect(parsePage({ limit: '0' }, limits, chain)).toEqual({ limit: 20, offset: 0 });
+    expect(parsePage({ limit: '00', offset: '3' }, limits, chain)).toEqual({ limit: 20, offset: 3 });
+    expect(parsePage({ limit: '50' }, limits, chain)).toEqual({ limit: 50, offset: 0 });
     for (const value of ['-1', '51', 'x'])
-      expect(() => parsePage({ limit: value }, limits, undefined, chain)).toThrow(
-        /^query parameter limit: must be an integer from 0 to 50/,
-      );
+      expect(() => parsePage({ limit: value }, limits, chain)).toThrow(/^query parameter limit: must be an integer from 0 to 50/);
     expect(() => parsePage({ limit: '0' }, limits)).toThrow(/^query parameter limit: must be an integer from 1 to 50/);
   });
 

@@ -84,20 +84,20 @@ export function queryLimit(query: Query, name: string, limits: { default: number
 }
 
 /**
- * `limit` and `offset` (≥ 0, default 0), under the given names. `limit` is 1…max, or with `zeroMeansDefault` (the
- * chain endpoints, as the reference API) 0…max with 0 for the default.
+ * `limit` and `offset` (≥ 0, default 0), under the names given (`limit` and `offset` by default). `limit` is 1…max,
+ * or with `zeroMeansDefault` (the chain endpoints, as the reference API) 0…max with 0 for the default.
  */
 export function parsePage(
   query: Query,
   limits: { default: number; max: number },
-  names: { limit: string; offset: string } = { limit: 'limit', offset: 'offset' },
-  opts: { zeroMeansDefault?: boolean } = {},
+  opts: { limit?: string; offset?: string; zeroMeansDefault?: boolean } = {},
 ): Page {
+  const { limit = 'limit', offset = 'offset' } = opts;
   return {
     limit: opts.zeroMeansDefault
-      ? queryLimit(query, names.limit, limits)
-      : queryInt(query, names.limit, { default: limits.default, min: 1, max: limits.max }),
-    offset: queryInt(query, names.offset, { default: 0, min: 0, max: MAX_OFFSET }),
+      ? queryLimit(query, limit, limits)
+      : queryInt(query, limit, { default: limits.default, min: 1, max: limits.max }),
+    offset: queryInt(query, offset, { default: 0, min: 0, max: MAX_OFFSET }),
   };
 }
 

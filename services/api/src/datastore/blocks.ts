@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { DbBlock, DbChainTip } from '@bda/db';
 import { FROM_TIP, TIP_SELECT, tipOf, type TipColumns } from './chain-tip';
-import { query, statement } from './sql';
+import { query, rowsCarrying, statement } from './sql';
 
 /** The block columns the api serves (signer signatures stay in the database). */
 export type DbBlockRow = Omit<DbBlock, 'signer_signature'>;
@@ -36,12 +36,9 @@ function blockSelect(alias: string): string {
   return BLOCK_COLUMNS.map((c) => `${alias}.${c}`).join(', ');
 }
 
-/**
- * The rows of a statement that carry a block (`blockSelect`), as `DbBlockRow`s: the rows themselves, with the
- * statement's other columns (the tip) still on them, which the mappers do not read.
- */
-function blockRowsOf(rows: ReadonlyArray<{ index_block_hash: string | null }>): DbBlockRow[] {
-  return rows.filter((r) => r.index_block_hash !== null) as unknown as DbBlockRow[];
+/** The rows of a statement that carry a block (`blockSelect`), as `DbBlockRow`s (see `rowsCarrying`). */
+function blockRowsOf(rows: ReadonlyArray<object>): DbBlockRow[] {
+  return rowsCarrying<DbBlockRow>(rows, 'index_block_hash');
 }
 
 /** The block at `$1`, or at the tip's height when `$1` is null (index `blocks_canonical_height`, unique). */

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { DbMempoolTx } from '@bda/db';
 import { ABI_SELECT, abisOf, calledContract, deployAbi, firstCallOf, type ContractAbis } from './contract-abis';
-import { query, statement, type Statement } from './sql';
+import { query, rowsCarrying, statement, type Statement } from './sql';
 
 /** A mempool row without its raw bytes. */
 export type DbMempoolTxRow = Omit<DbMempoolTx, 'raw_tx'>;
@@ -125,8 +125,7 @@ export async function getPendingMempoolPage(
     values,
   );
   return {
-    // The rows themselves (with the total and ABI columns still on them), as `txRowsOf` takes them.
-    rows: rows.filter((r) => r.tx_id !== null) as unknown as DbMempoolTxRow[],
+    rows: rowsCarrying<DbMempoolTxRow>(rows, 'tx_id'),
     total: Number(rows[0]?.total ?? 0),
     abis: abisOf(rows),
   };

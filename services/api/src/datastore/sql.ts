@@ -32,6 +32,16 @@ export function statement(text: string): Statement {
   return { name: `chain_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text };
 }
 
+/**
+ * The rows of a statement that carry a record (their `column`, a key of it, is not null) as that record's type: the
+ * rows themselves, with the statement's other columns (the tip, a total, ABIs) still on them, which the mappers do
+ * not read. A LEFT JOIN gives one row of nulls when there is no record. Copying each row into an object of its own
+ * cost 5% of the api's CPU on a page of an address's history.
+ */
+export function rowsCarrying<T>(rows: ReadonlyArray<object>, column: string): T[] {
+  return rows.filter((r) => (r as Record<string, unknown>)[column] !== null) as T[];
+}
+
 type ConnectionClient = {
   acquireConnection(): Promise<pg.Client>;
   releaseConnection(connection: pg.Client): Promise<void>;

@@ -13,7 +13,7 @@ export function addressRouter(ctx: RouteContext): Router {
 
   router.get('/extended/v1/address/:principal/transactions', async (req, res) => {
     const principal = parsePrincipal(req.params.principal);
-    const { limit, offset } = parsePage(req.query, ctx.limits.tx, undefined, { zeroMeansDefault: true });
+    const { limit, offset } = parsePage(req.query, ctx.limits.tx, { zeroMeansDefault: true });
     const rawHeight = queryString(req.query, 'height');
     const rawUntil = queryString(req.query, 'until_block');
     if (rawHeight !== undefined && rawUntil !== undefined) {

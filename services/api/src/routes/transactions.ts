@@ -14,7 +14,7 @@ export function transactionsRouter(ctx: RouteContext): Router {
 
   // Before `/:tx_id`, which would otherwise take "mempool" as a (malformed) transaction id.
   router.get('/extended/v1/tx/mempool', async (req, res) => {
-    const { limit, offset } = parsePage(req.query, ctx.limits.tx, undefined, { zeroMeansDefault: true });
+    const { limit, offset } = parsePage(req.query, ctx.limits.tx, { zeroMeansDefault: true });
     const principal = (name: string) => {
       const raw = queryString(req.query, name);
       return raw === undefined ? undefined : parsePrincipal(raw, `query parameter ${name}`);
@@ -47,12 +47,7 @@ export function transactionsRouter(ctx: RouteContext): Router {
 
   router.get('/extended/v1/tx/:tx_id', async (req, res) => {
     const txId = parseTxId(req.params.tx_id);
-    const page = parsePage(
-      req.query,
-      ctx.limits.event,
-      { limit: 'event_limit', offset: 'event_offset' },
-      { zeroMeansDefault: true },
-    );
+    const page = parsePage(req.query, ctx.limits.event, { limit: 'event_limit', offset: 'event_offset', zeroMeansDefault: true });
     queryBoolean(req.query, 'unanchored');
     const exclude = queryBoolean(req.query, 'exclude_function_args');
     const found = await getTxById(ctx.db, txId, page);
