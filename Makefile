@@ -11,7 +11,7 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 # and since Node 24 also warns about it on every connection. Only that warning is silenced.
 export NODE_OPTIONS := $(strip $(NODE_OPTIONS) --disable-warning=TimeoutNegativeWarning)
 
-.PHONY: help install system-deps kafka-jars build start test lint typecheck unit integration bench clean
+.PHONY: help install system-deps kafka-jars rosetta-cli schemathesis build start test lint typecheck unit integration bench clean
 
 help:
 	@echo "make start   install and run the whole system on its embedded default (gateway :3999, observer :3700)"
@@ -39,6 +39,14 @@ system-deps:
 kafka-jars: system-deps
 	bash scripts/kafka/fetch-kafka.sh
 
+# The Mesh (Rosetta) conformance tool the Rosetta tests run, built once with Go into .cache/rosetta-cli/.
+rosetta-cli:
+	bash scripts/rosetta/fetch-rosetta-cli.sh
+
+# schemathesis (PyPI) in a virtualenv under .tmp/schemathesis: the OpenAPI fuzzer of test/fuzz/.
+schemathesis:
+	bash scripts/fuzz/install-schemathesis.sh
+
 # The services as production runs them: bundled into dist/ (scripts/build.mjs), run with plain node.
 build: install
 	node scripts/build.mjs
@@ -56,10 +64,10 @@ typecheck: install
 unit: install
 	npx vitest run --project unit
 
-integration: install system-deps kafka-jars
+integration: install system-deps kafka-jars rosetta-cli schemathesis
 	npx vitest run --project integration
 
-test: install system-deps kafka-jars
+test: install system-deps kafka-jars rosetta-cli schemathesis
 	@mkdir -p .tmp
 	$(MAKE) --no-print-directory lint typecheck
 	npx vitest run --reporter=default --reporter=json --outputFile.json=.tmp/vitest-report.json; \
