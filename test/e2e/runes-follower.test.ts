@@ -17,25 +17,28 @@ function fakeBitcoind(chain: () => BuiltBlock[]): Promise<{ url: string; server:
       const blocks = chain();
       const ok = (result: unknown) =>
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ result, error: null, id }));
-      const fail = (message: string) =>
+      // Real bitcoind's answers to a failed call (JSON-RPC 1.0 over HTTP): RPC_INVALID_PARAMETER (-8) for a height
+      // out of range, RPC_INVALID_ADDRESS_OR_KEY (-5) for an unknown block hash, RPC_METHOD_NOT_FOUND (-32601) with
+      // HTTP 404; the follower treats -5 as "that block is gone" (a reorg), so the codes matter.
+      const fail = (code: -8 | -5 | -32601, message: string) =>
         res
-          .writeHead(500, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ result: null, error: { code: -8, message }, id }));
+          .writeHead(code === -32601 ? 404 : 500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ result: null, error: { code, message }, id }));
       if (method === 'getblockcount') return ok(blocks[blocks.length - 1]!.height);
       if (method === 'getblockhash') {
         const b = blocks.find((x) => x.height === params[0]);
-        return b ? ok(b.hash) : fail('Block height out of range');
+        return b ? ok(b.hash) : fail(-8, 'Block height out of range');
       }
       if (method === 'getblock') {
         const b = blocks.find((x) => x.hash === params[0]);
-        return b ? ok(b.hex) : fail('Block not found');
+        return b ? ok(b.hex) : fail(-5, 'Block not found');
       }
       if (method === 'getblockheader') {
         const b = blocks.find((x) => x.hash === params[0]);
         const previousblockhash = b && Buffer.from(b.hex.slice(8, 72), 'hex').reverse().toString('hex');
-        return b ? ok({ hash: b.hash, height: b.height, previousblockhash }) : fail('Block not found');
+        return b ? ok({ hash: b.hash, height: b.height, previousblockhash }) : fail(-5, 'Block not found');
       }
-      return fail('Method not found');
+      return fail(-32601, 'Method not found');
     });
   });
   return new Promise((resolve) =>

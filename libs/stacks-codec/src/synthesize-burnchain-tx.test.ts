@@ -4,7 +4,6 @@ import { decodeClarityValueList } from './clarity-value';
 import { DecodeError } from './decode-error';
 import { decodeStacksAddress } from './principal';
 import { parsePoxAddress } from './pox-address';
-import { fixtureTransactions } from './read-node-events.test-helper';
 import { type NodeEvent, synthesizeBurnchainTransaction } from './synthesize-burnchain-tx';
 
 // Shapes below follow the node's documented `burnchain_op` JSON (stacks-core event dispatcher) field by field.
@@ -39,32 +38,6 @@ function reprs(tx: ReturnType<typeof synthesizeBurnchainTransaction>): string[] 
   expect(decodeClarityValueList(tx.payload.functionArgsHex)).toEqual(tx.payload.functionArgs);
   return tx.payload.functionArgs.map((a) => a.repr);
 }
-
-describe('synthesizeBurnchainTransaction on the fixtures', () => {
-  // The recorded fixtures currently hold no `0x00` transaction; this sweep covers any that are added later.
-  const burnTxs = fixtureTransactions().filter((t) => t.tx.raw_tx === '0x00');
-
-  it('synthesizes every 0x00 transaction consistently with its op / events', () => {
-    for (const t of burnTxs) {
-      const d = synthesizeBurnchainTransaction({
-        tx: t.tx as { txid: string },
-        events: t.block.events,
-        burnBlockHeight: t.block.burn_block_height,
-      });
-      expect(d.txId).toBe(t.tx.txid);
-      expect(d.feeRate).toBe(0n);
-      expect(d.nonce).toBe(0n);
-      const op = t.tx.burnchain_op as Record<string, { sender?: { address: string } }> | null | undefined;
-      const body = op ? Object.values(op)[0] : undefined;
-      if (body?.sender) expect(d.senderAddress).toBe(body.sender.address);
-      const transfer = t.block.events.find((e: NodeEvent) => e.txid === t.tx.txid && e.type === 'stx_transfer_event');
-      if (transfer && d.payload.typeId === 'token_transfer') {
-        expect(d.payload.recipient).toBe(transfer.stx_transfer_event.recipient);
-        expect(d.payload.amount.toString()).toBe(transfer.stx_transfer_event.amount);
-      }
-    }
-  });
-});
 
 /** A `raw_tx` 0x00 transaction carrying a `transfer_stx` burnchain operation from SENDER to RECIPIENT. */
 function transferStxTx(op: { memo: string; transfered_ustx: number | string }) {

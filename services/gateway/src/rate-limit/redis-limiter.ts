@@ -10,13 +10,17 @@ import { BURST_MS, MINUTE_MS, type Decision, type Limiter, type Subject } from '
  * Redis server, so replicas with skewed clocks still share windows. The expiry is set when a minute window
  * starts: two windows later the hash carries no weight any more.
  *
- * KEYS: subject hashes; ARGV: minute size ms, burst size ms, then minute and burst limits per key.
+ * KEYS: subject hashes; ARGV: the time in ms (0: the Redis server's clock, which is what the gateway always sends;
+ * tests give a time to probe window boundaries), minute size ms, burst size ms, then minute and burst limits per key.
  * Returns 7 numbers per key: allowed, minute remaining/reset/retry, burst remaining/reset/retry.
  */
 export const LIMIT_SCRIPT = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local msize, bsize = tonumber(ARGV[1]), tonumber(ARGV[2])
+local now = tonumber(ARGV[1])
+if now == 0 then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local msize, bsize = tonumber(ARGV[2]), tonumber(ARGV[3])
 local function window(sw, sc, sp, size, limit)
   local w = math.floor(now / size)
   local cur, prev = 0, 0
@@ -45,7 +49,7 @@ end
 local out = {}
 for i = 1, #KEYS do
   local key = KEYS[i]
-  local ml, bl = tonumber(ARGV[1 + 2 * i]), tonumber(ARGV[2 + 2 * i])
+  local ml, bl = tonumber(ARGV[2 + 2 * i]), tonumber(ARGV[3 + 2 * i])
   local s = redis.call('HMGET', key, 'mw', 'mc', 'mp', 'bw', 'bc', 'bp')
   local smw = tonumber(s[1])
   local mw, mc, mp, me, ma, mr, mt = window(smw, s[2], s[3], msize, ml)
@@ -112,7 +116,7 @@ export class RedisLimiter implements Limiter {
     if (batch.length === 0) return;
     this.batch = [];
     const keys: string[] = [];
-    const args: number[] = [MINUTE_MS, BURST_MS];
+    const args: number[] = [0, MINUTE_MS, BURST_MS];
     for (const p of batch) {
       keys.push(`${this.keyPrefix}rl:${p.subject.id}`);
       args.push(p.subject.limits.perMinute, p.subject.limits.burst);
