@@ -62,3 +62,63 @@ describe('readBody', () => {
     expect(await seen).toEqual({ result: 'aborted', complete: false });
   });
 });
+
+describe('readBody with a pace', () => {
+  let server: Server;
+  let port: number;
+  let seen: Promise<{ result: Buffer | string; complete: boolean }>;
+  let onRequest: (r: { result: Buffer | string; complete: boolean }) => void;
+  const next = () => (seen = new Promise((resolve) => (onRequest = resolve)));
+
+  beforeAll(async () => {
+    // 100 ms of grace, then at least 10 bytes a second on average.
+    server = createServer((req: IncomingMessage, res) => {
+      void readBody(req, 1000, 1000, { graceMs: 100, minBytesPerSecond: 10 }).then((result) => {
+        onRequest({ result, complete: req.complete });
+        res.setHeader('connection', 'close');
+        res.end(String(result));
+      });
+    }).listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  /** Sends the head, then `chunk` bytes every `everyMs` until `total` are sent; resolves with what came back. */
+  const trickle = (total: number, chunk: number, everyMs: number) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.write(`POST / HTTP/1.1\r\nhost: x\r\ncontent-length: ${total}\r\n\r\n`);
+    let sent = 0;
+    const timer = setInterval(() => {
+      if (socket.destroyed || sent >= total) return clearInterval(timer);
+      const n = Math.min(chunk, total - sent);
+      socket.write(Buffer.alloc(n, 0x61));
+      sent += n;
+    }, everyMs);
+    return new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (c: Buffer) => (text += c.toString('utf8')));
+      socket.on('close', () => {
+        clearInterval(timer);
+        resolve(text);
+      });
+      socket.on('error', () => {});
+    });
+  };
+
+  it('gives up on a body arriving slower than the minimum rate, with the rest unread', async () => {
+    next();
+    // 1 byte every 200 ms is 5 bytes a second: half the minimum, it can never catch up.
+    const answer = trickle(100, 1, 200);
+    expect(await seen).toEqual({ result: 'too_slow', complete: false });
+    expect(await answer).toMatch(/too_slow$/);
+  });
+
+  it('takes a body that keeps above the minimum rate, however long it takes in all', async () => {
+    next();
+    // 10 bytes every 20 ms is 500 bytes a second, fifty times the minimum; 300 bytes take well beyond the grace.
+    const answer = trickle(300, 10, 20);
+    expect(await seen).toEqual({ result: Buffer.alloc(300, 0x61), complete: true });
+    expect(await answer).toMatch(/a{300}$/);
+  });
+});

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { envPort, parseEnv } from '@bda/common';
+import { envBoolean, envList, envPort, parseEnv } from '@bda/common';
+import type { RosettaOptions } from './rosetta';
 
 const pageLimit = (fallback: number) => z.coerce.number().int().min(1).max(10_000).default(fallback);
 
@@ -8,8 +9,11 @@ export const apiEnvSchema = z
   .object({
     /** Port the HTTP API listens on (the gateway forwards `/extended/…` and friends here). */
     API_PORT: envPort.default(3001),
-    /** Interface to bind. */
-    API_HOST: z.string().default('0.0.0.0'),
+    /**
+     * Interface to bind. Loopback by default: the api answers without a key, so only the gateway (on this machine, or
+     * on an internal network: `0.0.0.0` in a container that nothing public reaches) may talk to it.
+     */
+    API_HOST: z.string().min(1).default('127.0.0.1'),
     /** PostgreSQL the indexer writes (or a read replica of it). The api only reads; it never migrates. */
     DATABASE_URL: z.string().default('postgres://postgres:postgres@127.0.0.1:5432/postgres'),
     /**
@@ -37,8 +41,29 @@ export const apiEnvSchema = z
     API_EVENT_LIMIT_DEFAULT: pageLimit(20),
     /** Largest `event_limit` of `/extended/v1/tx/{tx_id}`. The reference API uses 100. */
     API_EVENT_LIMIT_MAX: pageLimit(100),
+    /**
+     * Rosetta offline mode: `/rosetta/v1` serves only construction derive, preprocess, payloads, combine, parse and
+     * hash, touching neither the database nor a node (everything else answers the catalogued "offline" error).
+     */
+    ROSETTA_OFFLINE: envBoolean.default(false),
+    /**
+     * Rosetta network: `mainnet` or `testnet`, or `auto` to take it from the indexed chain (the version byte of its
+     * transactions). Offline mode has no chain to ask: set it there.
+     */
+    ROSETTA_NETWORK: z.enum(['auto', 'mainnet', 'testnet']).default('auto'),
+    /**
+     * Stacks node RPC base URLs for `/rosetta/v1/construction/metadata` (nonce, fee rate) and `/construction/submit`
+     * (comma-separated, tried in order; the gateway's node pool, e.g. `http://127.0.0.1:3999`, works too). Empty:
+     * those two endpoints answer the catalogued "node unavailable" error.
+     */
+    ROSETTA_NODE_RPC_URLS: envList.default(''),
+    /** Timeout of each node RPC call of the Rosetta construction endpoints, ms. */
+    ROSETTA_NODE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
   })
   .superRefine((env, ctx) => {
+    if (env.ROSETTA_OFFLINE && env.ROSETTA_NETWORK === 'auto') {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['ROSETTA_NETWORK'], message: 'set mainnet or testnet in offline mode' });
+    }
     for (const kind of ['TX', 'BLOCK', 'EVENT'] as const) {
       if (env[`API_${kind}_LIMIT_DEFAULT`] > env[`API_${kind}_LIMIT_MAX`]) {
         ctx.addIssue({
@@ -68,6 +93,16 @@ export function pageLimitsFromEnv(env: ApiEnv): PageLimits {
     tx: { default: env.API_TX_LIMIT_DEFAULT, max: env.API_TX_LIMIT_MAX },
     block: { default: env.API_BLOCK_LIMIT_DEFAULT, max: env.API_BLOCK_LIMIT_MAX },
     event: { default: env.API_EVENT_LIMIT_DEFAULT, max: env.API_EVENT_LIMIT_MAX },
+  };
+}
+
+/** The `/rosetta/v1` settings of the environment. */
+export function rosettaOptionsFromEnv(env: ApiEnv): RosettaOptions {
+  return {
+    offline: env.ROSETTA_OFFLINE,
+    network: env.ROSETTA_NETWORK,
+    nodeRpcUrls: env.ROSETTA_NODE_RPC_URLS,
+    nodeTimeoutMs: env.ROSETTA_NODE_TIMEOUT_MS,
   };
 }
 

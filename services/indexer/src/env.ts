@@ -35,6 +35,23 @@ export const indexerEnvSchema = z.object({
     .transform((v) => (v === 0 ? undefined : v)),
   /** Port of the indexer's health and metrics server. */
   INDEXER_PORT: envPort.default(3702),
+  /**
+   * Interface of that server. Loopback by default: `/status`, `/progress` and `/metrics` are for this machine's
+   * observer and scraper; bind the internal network (`0.0.0.0` in a container) only where nothing public reaches it.
+   */
+  INDEXER_HOST: z.string().min(1).default('127.0.0.1'),
+  /**
+   * Most blocks parked waiting for a parent that is not known yet (ADR 0002). Past it, the oldest parked block goes to
+   * the dead letters (ADR 0019; counted by `indexer_parked_dropped_stored`). A node sends blocks in order: a handful
+   * park at most, unless their parent never comes.
+   */
+  INDEXER_PARKED_MAX_BLOCKS: z.coerce.number().int().min(1).default(1_000),
+  /** Most bytes of parked block bodies in all (the mainnet genesis block is about 80 MB); past it, as above. */
+  INDEXER_PARKED_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(256 * 1024 * 1024),
   /** Bitcoin network of the rune ledger: address encoding and the runes activation height. */
   BITCOIN_NETWORK: z.enum(['mainnet', 'testnet', 'signet', 'regtest']).default('mainnet'),
   /** pino log level. */

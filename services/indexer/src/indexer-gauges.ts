@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
 import { withTimeout } from '@bda/common';
+import { TOPICS } from '@bda/bus';
 import type { TopicStatus } from './indexer';
 
 export interface IndexerGaugeDeps {
@@ -19,6 +20,7 @@ interface Reading {
   positions: Array<{ topic: string; updated_at: Date }>;
   deadLetters: Array<{ topic: string; n: string }>;
   parked: string;
+  parkedDropped: string;
   stacksTip: number | null;
   bitcoinTip: number | null;
 }
@@ -78,6 +80,14 @@ export function registerIndexerGauges(deps: IndexerGaugeDeps): void {
     g.set({ chain: 'stacks' }, Number(r.parked));
   });
   gauge(
+    'indexer_parked_dropped_stored',
+    'Parked blocks dropped to the dead letters because the parked set was over its bounds (all time), by chain',
+    ['chain'],
+    (g, r) => {
+      g.set({ chain: 'stacks' }, Number(r.parkedDropped));
+    },
+  );
+  gauge(
     'indexer_dead_letters_stored',
     'Dead letters in the database, by topic (all time, unlike the counter)',
     ['topic'],
@@ -102,16 +112,24 @@ async function readOnce(deps: IndexerGaugeDeps): Promise<Reading | null> {
         db
           .select(
             db.raw('(SELECT count(*) FROM parked_blocks) AS parked'),
+            // Dropped parked blocks are the dead letters with negative positions (see `parkBlock`).
+            db.raw('(SELECT count(*) FROM dead_letters WHERE topic = ? AND position < 0) AS parked_dropped', [
+              TOPICS.stacksNodeEvents,
+            ]),
             db.raw('(SELECT block_height FROM chain_tip) AS stacks_tip'),
             db.raw('(SELECT max(block_height) FROM rune_blocks) AS bitcoin_tip'),
           )
-          .then((rows) => rows as Array<{ parked: string; stacks_tip: number | null; bitcoin_tip: number | null }>),
+          .then(
+            (rows) =>
+              rows as Array<{ parked: string; parked_dropped: string; stacks_tip: number | null; bitcoin_tip: number | null }>,
+          ),
       ]);
       return {
         topics,
         positions,
         deadLetters,
         parked: counts!.parked,
+        parkedDropped: counts!.parked_dropped,
         stacksTip: counts!.stacks_tip,
         bitcoinTip: counts!.bitcoin_tip,
       };

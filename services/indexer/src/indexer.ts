@@ -5,6 +5,7 @@ import { TOPICS, type Bus, type BusConsumer } from '@bda/bus';
 import type { Network } from '@bda/runes';
 import { MessageApplier, type AppliedProgress } from './message-applier';
 import { bitcoinBlockHandler } from './runes/bitcoin-block-handler';
+import type { ParkingBounds } from './stacks/parked-blocks';
 import { stacksEventHandler } from './stacks/stacks-event-handler';
 
 /** One topic's place on the bus: the last applied position (null before any), the head, and the records between. */
@@ -25,6 +26,8 @@ export interface IndexerDeps {
   maxBatchMs?: number;
   /** Bitcoin network of the rune ledger (`BITCOIN_NETWORK`); mainnet when omitted. */
   bitcoinNetwork?: Network;
+  /** Bounds of the parked set (`INDEXER_PARKED_MAX_BLOCKS`, `INDEXER_PARKED_MAX_BYTES`); the defaults when omitted. */
+  parking?: ParkingBounds;
 }
 
 /**
@@ -44,7 +47,7 @@ export class Indexer {
       metrics: deps.metrics,
       positionKey: TOPICS.stacksNodeEvents,
       maxBatchMs: deps.maxBatchMs,
-      ...stacksEventHandler(deps.logger),
+      ...stacksEventHandler(deps.logger, deps.parking),
     });
     this.bitcoin = new MessageApplier({
       db: deps.db,

@@ -1,28 +1,18 @@
-import express from 'express';
-import {
-  closeServer,
-  createLogger,
-  createMetricsRegistry,
-  errorMiddleware,
-  healthRouter,
-  listen,
-  notFoundHandler,
-  ServiceUnavailableError,
-  ShutdownRegistry,
-} from '@bda/common';
+import { closeServer, createLogger, createMetricsRegistry, listen, ShutdownRegistry } from '@bda/common';
 import { createBus } from '@bda/bus';
 import { isDbReachable, migrateLatest } from '@bda/db';
+import { buildApp } from './build-app';
 import { loadIndexerEnv } from './env';
 import { Indexer } from './indexer';
 import { createIndexerDb } from './indexer-db';
 import { registerIndexerGauges } from './indexer-gauges';
-import { progressRoute } from './progress-route';
 import { loadColumnTypes } from './sql';
+
+const env = loadIndexerEnv();
+const logger = createLogger('indexer', env.LOG_LEVEL);
 
 /** Entry point: migrations, bus consumers, a health/metrics server, ordered shutdown. */
 async function main(): Promise<void> {
-  const env = loadIndexerEnv();
-  const logger = createLogger('indexer', env.LOG_LEVEL);
   const shutdown = new ShutdownRegistry(logger);
   shutdown.installSignalHandlers();
   const metrics = createMetricsRegistry('indexer');
@@ -46,39 +36,29 @@ async function main(): Promise<void> {
     maxBatch: env.INDEXER_MAX_BATCH,
     maxBatchMs: env.INDEXER_MAX_BATCH_MS,
     bitcoinNetwork: env.BITCOIN_NETWORK,
+    parking: { maxBlocks: env.INDEXER_PARKED_MAX_BLOCKS, maxBytes: env.INDEXER_PARKED_MAX_BYTES },
   });
   await indexer.start();
   registerIndexerGauges({ db, metrics, logger, status: () => indexer.status() });
-  const app = express();
-  app.use(
-    healthRouter({
-      isReady: async () => indexer.isRunning && (await isDbReachable(db)),
-      isShuttingDown: () => shutdown.isShuttingDown,
-      metrics,
-    }),
-  );
-  app.get('/status', async (_req, res) => {
-    let topics: Awaited<ReturnType<Indexer['status']>>;
-    try {
-      topics = await indexer.status();
-    } catch (err) {
-      throw new ServiceUnavailableError(`cannot read the positions: ${(err as Error).message}`);
-    }
-    res.json({ running: indexer.isRunning, topics });
+  const app = buildApp({
+    indexer,
+    logger,
+    metrics,
+    isReady: async () => indexer.isRunning && (await isDbReachable(db)),
+    isShuttingDown: () => shutdown.isShuttingDown,
   });
-  app.get('/progress', progressRoute(indexer));
-  // Same error bodies as every other service: unknown routes and failures answer JSON, never express's HTML.
-  app.use(notFoundHandler());
-  app.use(errorMiddleware(logger));
-  const { server, port } = await listen(app, env.INDEXER_PORT);
+  const { server, port } = await listen(app, env.INDEXER_PORT, env.INDEXER_HOST);
+  // GETs only: a request (with any body) must arrive within these.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
   shutdown.register('intake', 'consumers', () => indexer.stop());
   shutdown.register('clients', 'health server', () => closeServer(server));
   shutdown.register('clients', 'bus', () => bus.close());
   shutdown.register('database', 'db', () => db.destroy());
-  logger.info({ port, bus: bus.kind }, 'indexer running');
+  logger.info({ host: env.INDEXER_HOST, port, bus: bus.kind }, 'indexer running');
 }
 
 main().catch((err: unknown) => {
-  console.error(err);
+  logger.fatal({ err }, 'indexer failed to start');
   process.exit(1);
 });

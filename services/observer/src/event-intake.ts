@@ -11,12 +11,15 @@ import {
   PayloadTooLargeError,
   readBody,
   ServiceUnavailableError,
+  type BodyPace,
   type ErrorResponse,
 } from '@bda/common';
 import { BusMessageRejectedError, BusUnavailableError, encodeEnvelope, type BusProducer } from '@bda/bus';
 import { checkNodeEvent } from './check-node-event';
 import type { IndexerPacer } from './indexer-pacer';
+import { BodyTimeoutError, PeerNotAllowedError } from './intake-errors';
 import { NODE_EVENT_SCHEMAS } from './payload-schemas';
+import type { PeerAllowList } from './peer-allow-list';
 
 const gunzip = promisify(gunzipCb);
 const inflate = promisify(inflateCb);
@@ -29,7 +32,18 @@ export interface EventIntakeDeps {
   bodyLimitBytes: number;
   /** Bounded staleness: holds the answer while the indexer trails (ADR 0015). None: answer once durable. */
   pacer?: IndexerPacer;
+  /** Peers that may post (`OBSERVER_ALLOWED_CIDRS`); anyone else gets 403 before the body is read. None: everyone. */
+  allowedPeers?: PeerAllowList;
+  /** Slowest accepted body (`OBSERVER_BODY_GRACE_MS`, `OBSERVER_BODY_MIN_RATE`); slower: 408. None: no limit. */
+  bodyPace?: BodyPace;
+  /** Largest inflated size of a gzip or deflate body as a multiple of its compressed size (past 1 MiB): 413 beyond. */
+  inflateMaxRatio?: number;
 }
+
+/** A compressed body may always inflate to this much, whatever its ratio: small bodies compress well, harmlessly. */
+export const INFLATE_RATIO_FLOOR_BYTES = 1024 * 1024;
+/** `inflateMaxRatio` when none is given; real node events compress 3 to 12 times (the recorded fixtures). */
+export const DEFAULT_INFLATE_MAX_RATIO = 100;
 
 /** What the node is told for each accepted event. */
 const OK_BODY = Buffer.from('{"result":"ok"}');
@@ -75,7 +89,15 @@ export function eventIntake(deps: EventIntakeDeps): (req: IncomingMessage, res: 
   };
 
   const accept = async (req: IncomingMessage, path: string, query: string): Promise<void> => {
-    const raw = await readRequestBody(req, deps.bodyLimitBytes);
+    const peer = req.socket.remoteAddress;
+    if (deps.allowedPeers && !deps.allowedPeers.allows(peer)) {
+      throw new PeerNotAllowedError(`${peer ?? 'this peer'} may not post events here (OBSERVER_ALLOWED_CIDRS)`);
+    }
+    const raw = await readRequestBody(req, {
+      limit: deps.bodyLimitBytes,
+      pace: deps.bodyPace,
+      maxRatio: deps.inflateMaxRatio ?? DEFAULT_INFLATE_MAX_RATIO,
+    });
     const checked = checkNodeEvent(path, raw, { query, contentType: req.headers['content-type'] });
     if (!checked.known) logger.warn({ path, bytes: raw.length }, 'unknown observer path stored raw');
     const stop = publishSeconds.startTimer();
@@ -116,6 +138,7 @@ export function eventIntake(deps: EventIntakeDeps): (req: IncomingMessage, res: 
       (err: unknown) => {
         const [status, body] = errorBody(err);
         if (status >= 500 && !(err instanceof AppError)) logger.error({ err, path }, 'unhandled error');
+        if (err instanceof PeerNotAllowedError) logger.warn({ peer: req.socket.remoteAddress, path }, 'peer not allowed');
         rejected.inc({ path: label, status: String(status) });
         // A body we stopped reading half-way: close the connection rather than read the rest of it.
         if (!req.complete) res.setHeader('connection', 'close');
@@ -157,26 +180,46 @@ function errorBody(err: unknown): [number, ErrorResponse] {
 /**
  * The body, decompressed when the sender said so, refused with 413 beyond `limit` bytes. A refused body is read to its
  * end first (up to `DRAIN_LIMIT_BYTES`), so that a client still sending it gets the 413 rather than a broken pipe.
+ * A body arriving slower than `pace` allows is 408. A compressed body inflates to at most `limit` bytes and at most
+ * `maxRatio` times its own size (or `INFLATE_RATIO_FLOOR_BYTES`): zlib stops there, so a small body that would
+ * inflate to gigabytes costs no more memory than the bound.
  */
-async function readRequestBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+async function readRequestBody(
+  req: IncomingMessage,
+  opts: { limit: number; pace?: BodyPace; maxRatio: number },
+): Promise<Buffer> {
+  const { limit } = opts;
   const tooLarge = () => new PayloadTooLargeError(`request body exceeds the limit of ${limit} bytes`);
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     if (declared <= DRAIN_LIMIT_BYTES) await readBody(req, 0);
     throw tooLarge();
   }
-  const raw = await readBody(req, limit);
+  const raw = opts.pace ? await readBody(req, limit, DRAIN_LIMIT_BYTES, opts.pace) : await readBody(req, limit);
   if (raw === 'too_large') throw tooLarge();
   if (raw === 'aborted') throw new InputError('the client aborted the request body');
+  if (raw === 'too_slow') {
+    throw new BodyTimeoutError(
+      `the body arrived slower than ${opts.pace!.minBytesPerSecond} bytes a second after ${opts.pace!.graceMs} ms`,
+    );
+  }
   const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
   if (encoding === 'identity') return raw;
   if (encoding !== 'gzip' && encoding !== 'deflate') {
     throw new InputError(`content-encoding ${JSON.stringify(encoding)} is not supported (gzip, deflate or none)`);
   }
+  const byRatio = Math.max(raw.length * opts.maxRatio, INFLATE_RATIO_FLOOR_BYTES);
   try {
-    return await (encoding === 'gzip' ? gunzip : inflate)(raw, { maxOutputLength: limit });
+    return await (encoding === 'gzip' ? gunzip : inflate)(raw, { maxOutputLength: Math.min(limit, byRatio) });
   } catch (err) {
-    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
+    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
+      if (byRatio < limit) {
+        throw new PayloadTooLargeError(
+          `the ${encoding} body of ${raw.length} bytes inflates to more than ${opts.maxRatio} times its size`,
+        );
+      }
+      throw tooLarge();
+    }
     throw new InputError(`body: not valid ${encoding} data`);
   }
 }

@@ -2,14 +2,18 @@ import { closeServer, createLogger, createMetricsRegistry, listen, ShutdownRegis
 import { TOPICS } from '@bda/bus';
 import { BitcoindFollower } from './bitcoind-follower';
 import { buildApp } from './build-app';
+import { parseByteSize } from './event-intake';
 import { loadObserverEnv } from './env';
 import { IndexerPacer } from './indexer-pacer';
 import { createObserverBus } from './observer-bus';
+import { allowedPeersFor } from './peer-allow-list';
+
+const env = loadObserverEnv();
+const logger = createLogger('observer', env.LOG_LEVEL);
 
 /** Entry point: config, bus, HTTP server, ordered shutdown. */
 async function main(): Promise<void> {
-  const env = loadObserverEnv();
-  const logger = createLogger('observer', env.LOG_LEVEL);
+  const allowedPeers = allowedPeersFor(env.OBSERVER_ALLOWED_CIDRS, env.OBSERVER_HOST);
   const shutdown = new ShutdownRegistry(logger);
   shutdown.installSignalHandlers();
   const bus = createObserverBus(env, logger, 'observer');
@@ -35,9 +39,14 @@ async function main(): Promise<void> {
     bodyLimit: env.OBSERVER_BODY_LIMIT,
     isShuttingDown: () => shutdown.isShuttingDown,
     pacer,
+    allowedPeers,
+    // Slow bodies are cut off by their rate, not their total time: a genesis block over a slow link still passes.
+    bodyPace: { graceMs: env.OBSERVER_BODY_GRACE_MS, minBytesPerSecond: parseByteSize(env.OBSERVER_BODY_MIN_RATE) },
+    inflateMaxRatio: env.OBSERVER_INFLATE_MAX_RATIO,
   });
   const { server, port } = await listen(app, env.OBSERVER_PORT, env.OBSERVER_HOST);
-  server.requestTimeout = 0; // an 80 MB genesis block may take a while to upload
+  server.requestTimeout = env.OBSERVER_REQUEST_TIMEOUT_MS;
+  server.headersTimeout = Math.min(env.OBSERVER_HEADERS_TIMEOUT_MS, env.OBSERVER_REQUEST_TIMEOUT_MS);
   shutdown.register('intake', 'http', () => closeServer(server));
   if (env.BITCOIND_RPC_URL) {
     const follower = new BitcoindFollower({
@@ -59,10 +68,10 @@ async function main(): Promise<void> {
   if (pacer) shutdown.register('clients', 'indexer pacer', async () => pacer.close());
   shutdown.register('clients', 'bus producer', () => producer.disconnect());
   shutdown.register('database', 'bus', () => bus.close());
-  logger.info({ port, bus: bus.kind }, 'observer listening');
+  logger.info({ host: env.OBSERVER_HOST, port, allowedPeers: allowedPeers.text, bus: bus.kind }, 'observer listening');
 }
 
 main().catch((err: unknown) => {
-  console.error(err);
+  logger.fatal({ err }, 'observer failed to start');
   process.exit(1);
 });

@@ -6,7 +6,9 @@ import type { DbAddressTx } from '@bda/db';
 import type { NodeBlock, NodeTx } from './node-payloads';
 import { normalizeHex, sanitizeText, toJsonText } from './sanitize';
 import { eventRow } from './event-rows';
+import { DEFAULT_PARKING_BOUNDS, parkBlock, type ParkingBounds } from './parked-blocks';
 import { decodeTxColumns, type DecodedTxColumns } from './tx-fields';
+import { applyBnsBlock } from '../bns';
 import {
   buildUnnestInsert,
   columnTypesOf,
@@ -46,6 +48,7 @@ export async function applyNewBlock(
   block: NodeBlock,
   receivedAt: string,
   readModels: DeferredReadModels,
+  parking: ParkingBounds = DEFAULT_PARKING_BOUNDS,
 ): Promise<ApplyResult> {
   const hash = normalizeHex(block.index_block_hash);
   const parentHash = normalizeHex(block.parent_index_block_hash);
@@ -58,17 +61,16 @@ export async function applyNewBlock(
   // Parked: its parent is unknown and it is higher than the tip's child. At the tip's height + 1 it becomes the tip
   // with its parent unknown, as a chain whose first recorded block is not the node's genesis does (the fuzzed
   // fixture); when that parent arrives later, it joins the canonical chain below its child (`has_canonical_child`).
+  // The parked set is bounded (ADR 0019): past its bounds, the oldest parked blocks go to the dead letters.
   if (!parentKnown && ctx.tip_height !== null && block.block_height - 1 > ctx.tip_height) {
-    await trx('parked_blocks')
-      .insert({
-        index_block_hash: hash,
-        parent_index_block_hash: parentHash,
-        block_height: block.block_height,
-        body: JSON.stringify(block),
-        received_at: receivedAt,
-      })
-      .onConflict('index_block_hash')
-      .ignore();
+    const row = {
+      index_block_hash: hash,
+      parent_index_block_hash: parentHash,
+      block_height: block.block_height,
+      body: JSON.stringify(block),
+      received_at: receivedAt,
+    };
+    await parkBlock(trx, row, parking);
     return { outcome: 'parked' };
   }
 
@@ -83,6 +85,9 @@ export async function applyNewBlock(
   await insertBlockData(writes, rows, extendsTip);
   if (extendsTip) await writes.add(advanceChainTip(trx, block, hash));
   await writes.flush();
+  // The naming read models follow the canonical chain (ADR 0022); a reorg recomputes them in `setCanonical`.
+  if (extendsTip)
+    await applyBnsBlock(trx, { index_block_hash: hash, block_height: block.block_height, txs: rows.txs, events: rows.events });
   // Touches only `microblocks`, which nothing above reads or writes.
   if (hasMicroblockTxs || ctx.parent_has_microblocks) await confirmMicroblocks(trx, block, hash, extendsTip);
 
@@ -105,19 +110,24 @@ export async function applyNewBlock(
     await refreshChainTip(trx, delta);
   }
 
-  if (ctx.has_parked_children) await applyParkedChildren(trx, hash, readModels);
+  if (ctx.has_parked_children) await applyParkedChildren(trx, hash, readModels, parking);
   return { outcome: 'applied' };
 }
 
 /** Parked blocks waiting for `parentHash` are applied now, recursively (their own children follow). */
-async function applyParkedChildren(trx: Knex.Transaction, parentHash: string, readModels: DeferredReadModels): Promise<void> {
+async function applyParkedChildren(
+  trx: Knex.Transaction,
+  parentHash: string,
+  readModels: DeferredReadModels,
+  parking: ParkingBounds,
+): Promise<void> {
   const children = await trx('parked_blocks')
     .where({ parent_index_block_hash: parentHash })
     .orderBy('index_block_hash')
     .select<Array<{ index_block_hash: string; body: string; received_at: string }>>('index_block_hash', 'body', 'received_at');
   for (const child of children) {
     await trx('parked_blocks').where({ index_block_hash: child.index_block_hash }).delete();
-    await applyNewBlock(trx, JSON.parse(child.body) as NodeBlock, child.received_at, readModels);
+    await applyNewBlock(trx, JSON.parse(child.body) as NodeBlock, child.received_at, readModels, parking);
   }
 }
 

@@ -8,17 +8,19 @@ import { applyBurnBlock } from './apply-burn-block';
 import { applyDropMempoolTxs, applyNewMempoolTxs, prepareNewMempoolTxs } from './apply-mempool';
 import { applyNewMicroblocks } from './apply-microblocks';
 import type { NodeAttachment, NodeBlock, NodeBurnBlock, NodeDropMempoolTx, NodeMicroblocks } from './node-payloads';
+import { DEFAULT_PARKING_BOUNDS, type ParkingBounds } from './parked-blocks';
 
 /**
  * Dispatches `stacks.node-events` envelopes by the observer path they came in on. The read models of
- * blocks that simply extend the tip are written once per batch (`flush`), not once per block.
+ * blocks that simply extend the tip are written once per batch (`flush`), not once per block. Blocks waiting for their
+ * parent are parked within `parking` (ADR 0019).
  */
-export function stacksEventHandler(logger: Logger) {
+export function stacksEventHandler(logger: Logger, parking: ParkingBounds = DEFAULT_PARKING_BOUNDS) {
   const readModels = new DeferredReadModels();
   const handle = async (trx: Knex.Transaction, env: Envelope): Promise<void> => {
     switch (env.path) {
       case '/new_block':
-        await applyNewBlock(trx, env.body as NodeBlock, env.received_at, readModels);
+        await applyNewBlock(trx, env.body as NodeBlock, env.received_at, readModels, parking);
         return;
       case '/new_burn_block':
         await applyBurnBlock(trx, env.body as NodeBurnBlock);
