@@ -2,4 +2,5 @@ export * from './create-db';
 export * from './db-types';
 export * from './migrations';
 export * from './rune-types';
+export * from './bns-types';
 export * from './connection-failure';

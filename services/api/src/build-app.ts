@@ -18,6 +18,7 @@ import { methodNotAllowed, namedDecodeErrors } from './method-not-allowed';
 import { pathTemplates } from './path-templates';
 import { expressRouter, type GetRoute, plainRoutes } from './plain-routes';
 import { knexRunesDb, runesRoutes, type RunesDb } from './runes';
+import { namesRouter } from './names';
 import { SERVER_VERSION } from './version';
 
 export interface ApiDeps {
@@ -124,6 +125,7 @@ function createApp(deps: ApiDeps, duration: DurationHistogram, runes: GetRoute[]
   app.use(transactionsRouter(ctx));
   app.use(addressRouter(ctx));
   app.use(expressRouter(runes));
+  app.use(namesRouter(deps.db));
   // The documented paths, for a method they do not take and for naming an undecodable parameter.
   const templates = pathTemplates(document);
   app.use(methodNotAllowed(templates));

@@ -45,7 +45,39 @@ export function loadSchemaSources(dir: string = DEFAULT_SCHEMAS_DIR): SchemaSour
   }
   const document = readJson(join(dir, 'openapi.json'));
   mergeRunesFragment(dir, document, components);
+  mergeSchemaFragment(dir, NAMES_SCHEMAS_PATH, 'openapi-names.json', document, components);
   return { document, components };
+}
+
+/** Where the naming family (BNS) keeps its JSON Schemas and OpenAPI fragment, relative to `schemas/`. */
+export const NAMES_SCHEMAS_PATH = 'names';
+
+/**
+ * Adds a family's folder of `schemas/` to the sources: its `*.schema.json` files as components and its fragment's
+ * paths and tags (a family without parameters of its own). Nothing happens when the fragment is absent.
+ */
+export function mergeSchemaFragment(
+  schemasDir: string,
+  folder: string,
+  fragmentFile: string,
+  document: JsonObject,
+  components: Map<string, JsonObject>,
+): void {
+  const dir = join(schemasDir, folder);
+  if (!existsSync(join(dir, fragmentFile))) return;
+  for (const file of readdirSync(dir).sort()) {
+    if (!file.endsWith('.schema.json')) continue;
+    if (components.has(file)) throw new Error(`component schema ${file} exists twice (${folder}/ and another folder)`);
+    components.set(file, readJson(join(dir, file)));
+  }
+  const fragment = readJson(join(dir, fragmentFile));
+  const paths = (document['paths'] ?? {}) as JsonObject;
+  for (const [path, item] of Object.entries(fragment['paths'] as JsonObject)) {
+    if (path in paths) throw new Error(`path ${path} is documented twice`);
+    paths[path] = item;
+  }
+  document['paths'] = paths;
+  document['tags'] = [...((document['tags'] ?? []) as JsonObject[]), ...((fragment['tags'] ?? []) as JsonObject[])];
 }
 
 /** `nakamoto-block.schema.json` → `NakamotoBlock`. */

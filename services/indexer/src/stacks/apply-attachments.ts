@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { NodeAttachment } from './node-payloads';
 import { normalizeHex } from './sanitize';
 import { unnestInsert, WriteBatch } from '../sql';
+import { applyBnsAttachments } from '../bns';
 
 /** `/attachments/new`: kept as sent (BNS zonefiles among them) for the naming read models. */
 export async function applyAttachments(trx: Knex.Transaction, items: NodeAttachment[]): Promise<void> {
@@ -24,4 +25,5 @@ export async function applyAttachments(trx: Knex.Transaction, items: NodeAttachm
     }),
   );
   await writes.flush();
+  await applyBnsAttachments(trx, rows);
 }

@@ -4,6 +4,7 @@ import { addCanonicalBlockReadModels, removeAddressTxs, restoreOrphanedToMempool
 import { normalizeHex } from './sanitize';
 import { runPrepared } from '../sql';
 import { redecideStreams, setUnconfirmedStreamsCanonical } from './microblock-streams';
+import { addCanonicalBnsBlocks, removeBnsBlocks } from '../bns';
 
 const CHAIN_TABLES = ['blocks', 'txs', 'events', 'miner_rewards'] as const;
 
@@ -20,9 +21,11 @@ export async function setCanonical(trx: Knex.Transaction, blockHashes: string[],
   await setUnconfirmedStreamsCanonical(trx, blockHashes, canonical);
   if (canonical) {
     await addCanonicalBlockReadModels(trx, blockHashes);
+    await addCanonicalBnsBlocks(trx, blockHashes);
   } else {
     // Mempool restoration waits until the new branch is canonical: see `makeCanonical`.
     await removeAddressTxs(trx, blockHashes);
+    await removeBnsBlocks(trx, blockHashes);
   }
 }
 

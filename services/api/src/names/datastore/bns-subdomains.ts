@@ -1,0 +1,27 @@
+import type { Knex } from 'knex';
+import type { DbBnsSubdomain } from '@bda/db';
+import { query, statement } from '../../datastore/sql';
+
+/** The current record of a subdomain: the highest `seqn`, the first seen among equal ones. */
+const LATEST_SUBDOMAIN = `SELECT * FROM bns_subdomains WHERE fqn = $1 ORDER BY seqn DESC, block_height, tx_index LIMIT 1`;
+
+const SUBDOMAIN = statement(LATEST_SUBDOMAIN);
+
+export async function getSubdomain(db: Knex, fqn: string): Promise<DbBnsSubdomain | undefined> {
+  const [row] = await query<DbBnsSubdomain>(db, SUBDOMAIN, [fqn]);
+  return row;
+}
+
+const SUBDOMAINS_OF = statement(`SELECT DISTINCT fqn FROM bns_subdomains WHERE name = $1 ORDER BY fqn`);
+
+/** The fully qualified subdomains of a name, in name order. */
+export async function listSubdomains(db: Knex, name: string): Promise<string[]> {
+  return (await query<{ fqn: string }>(db, SUBDOMAINS_OF, [name])).map((r) => r.fqn);
+}
+
+const SUBDOMAIN_ZONEFILE_BY_HASH = statement(`SELECT zonefile FROM bns_subdomains WHERE fqn = $1 AND zonefile_hash = $2 LIMIT 1`);
+
+export async function getSubdomainZonefileByHash(db: Knex, fqn: string, hash: string): Promise<string | undefined> {
+  const [row] = await query<{ zonefile: string }>(db, SUBDOMAIN_ZONEFILE_BY_HASH, [fqn, hash]);
+  return row?.zonefile;
+}

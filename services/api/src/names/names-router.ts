@@ -1,0 +1,19 @@
+import express, { type Router } from 'express';
+import type { Knex } from 'knex';
+import { addressesRoutes } from './routes/addresses';
+import { namesRoutes } from './routes/names';
+import { namespacesRoutes } from './routes/namespaces';
+import { pricesRoutes } from './routes/prices';
+
+/**
+ * The naming family (BNS, ADR 0022): `/v1/names`, `/v1/namespaces`, `/v1/addresses` and `/v2/prices`, over the read
+ * models the indexer keeps from the BNS contract's events and the genesis import. Each answer is one statement.
+ */
+export function namesRouter(db: Knex): Router {
+  const router = express.Router();
+  router.use(namespacesRoutes(db));
+  router.use(namesRoutes(db));
+  router.use(addressesRoutes(db));
+  router.use(pricesRoutes(db));
+  return router;
+}

@@ -1,0 +1,72 @@
+import express, { type Router } from 'express';
+import type { Knex } from 'knex';
+import { echo } from '../../params';
+import { getNameState, getNameZonefileByHash, listNames } from '../datastore/bns-names';
+import { getSubdomain, getSubdomainZonefileByHash, listSubdomains } from '../datastore/bns-subdomains';
+import { toNameInfoResponse, toSubdomainInfoResponse } from '../mappers/name-info';
+import { BnsInputError, BnsNotFoundError } from './bns-errors';
+import { parseName, parseNamesPage, parseZonefileHash } from './bns-params';
+
+/** `/v1/names…`: names and subdomains, their zonefiles and a name's subdomains. */
+export function namesRoutes(db: Knex): Router {
+  const router = express.Router();
+
+  router.get('/v1/names', async (req, res) => {
+    const page = parseNamesPage(req.query);
+    const names = await listNames(db, page.offset);
+    if (names.length === 0 && page.explicit) throw new BnsInputError('Invalid page', 'query parameter page: past the last page');
+    res.json(names);
+  });
+
+  router.get('/v1/names/:name', async (req, res) => {
+    const parsed = parseName(req.params.name);
+    if (parsed.subdomain !== null) {
+      const row = await getSubdomain(db, parsed.fqn);
+      if (!row) throw new BnsNotFoundError(`cannot find subdomain ${parsed.fqn}`);
+      res.json(toSubdomainInfoResponse(row));
+      return;
+    }
+    const row = await getNameState(db, parsed.fqn);
+    if (!row) throw new BnsNotFoundError(`cannot find name ${parsed.fqn}`);
+    res.json(toNameInfoResponse(row));
+  });
+
+  router.get('/v1/names/:name/zonefile', async (req, res) => {
+    const parsed = parseName(req.params.name);
+    const missing = () => new BnsNotFoundError('No such name or zonefile does not exist', `no zonefile for ${echo(parsed.fqn)}`);
+    if (parsed.subdomain !== null) {
+      const row = await getSubdomain(db, parsed.fqn);
+      if (!row) throw missing();
+      res.json({ zonefile: row.zonefile });
+      return;
+    }
+    const row = await getNameState(db, parsed.fqn);
+    if (!row || row.zonefile === null || row.zonefile_hash === '') throw missing();
+    res.json({ zonefile: row.zonefile });
+  });
+
+  router.get('/v1/names/:name/zonefile/:zonefile_hash', async (req, res) => {
+    const parsed = parseName(req.params.name);
+    const hash = parseZonefileHash(req.params.zonefile_hash);
+    const missing = () =>
+      new BnsNotFoundError('No such name or zonefile', `no zonefile ${echo(req.params.zonefile_hash)} for ${echo(parsed.fqn)}`);
+    if (hash === null) throw missing();
+    const zonefile =
+      parsed.subdomain !== null
+        ? await getSubdomainZonefileByHash(db, parsed.fqn, hash)
+        : await getNameZonefileByHash(db, parsed.fqn, hash);
+    if (zonefile === undefined) throw missing();
+    res.json({ zonefile });
+  });
+
+  router.get('/v1/names/:name/subdomains', async (req, res) => {
+    const parsed = parseName(req.params.name);
+    if (parsed.subdomain !== null) {
+      res.json([]);
+      return;
+    }
+    res.json(await listSubdomains(db, parsed.fqn));
+  });
+
+  return router;
+}

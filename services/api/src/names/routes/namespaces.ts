@@ -1,0 +1,27 @@
+import express, { type Router } from 'express';
+import type { Knex } from 'knex';
+import { listNamespaceNames, listNamespaces } from '../datastore/bns-namespaces';
+import { BnsInputError } from './bns-errors';
+import { isNamespaceId, parseNamesPage } from './bns-params';
+
+/** `/v1/namespaces` and a namespace's names. */
+export function namespacesRoutes(db: Knex): Router {
+  const router = express.Router();
+
+  router.get('/v1/namespaces', async (_req, res) => {
+    res.json({ namespaces: await listNamespaces(db) });
+  });
+
+  router.get('/v1/namespaces/:tld/names', async (req, res) => {
+    const tld = req.params.tld;
+    const page = parseNamesPage(req.query);
+    if (!isNamespaceId(tld))
+      throw new BnsInputError('No such namespace', 'namespace: lower-case letters, digits, - and _, 1 to 20');
+    const { known, names } = await listNamespaceNames(db, tld, page.offset);
+    if (!known) throw new BnsInputError('No such namespace', `namespace ${tld}: not found`);
+    if (names.length === 0 && page.explicit) throw new BnsInputError('Invalid page', 'query parameter page: past the last page');
+    res.json(names);
+  });
+
+  return router;
+}
