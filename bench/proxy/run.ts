@@ -11,16 +11,24 @@
  * (so p50/p99 are the time one request takes, not queueing). Loopback only, bounded in time.
  * Needs Debian's `wrk`, `nginx` and `redis-server`; PostgreSQL is the embedded one.
  *
+ * Rounds alternate: every round measures every target once (its throughput run and its latency run, back to back),
+ * starting each round one target further along, so that no target always runs first or right after the same one.
+ * Each round's figures are one run's; the summary is the median of the rounds with their spread (min–max), and the
+ * ratios (per core against nginx, added p50 against direct) are taken within each round, then their median. Before
+ * measuring, each target must answer the stub's `/v2/info` (its tip height); any non-2xx answer or socket error
+ * under load makes the run invalid: the bench says so and exits 1 without a summary.
+ *
  *   npx tsx bench/proxy/run.ts
- *   env: BENCH_SECONDS=10 BENCH_CONNECTIONS=64 BENCH_ROUNDS=2 GATEWAY_WORKERS=<cores> BENCH_TARGETS=direct,nginx,gateway,…
+ *   env: BENCH_SECONDS=10 BENCH_CONNECTIONS=64 BENCH_ROUNDS=3 GATEWAY_WORKERS=<cores> BENCH_TARGETS=direct,nginx,gateway,…
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { get } from 'node:http';
 import { join } from 'node:path';
 import { freePort, startPostgres, startRedis, createTestDatabase } from '@bda/test-support';
 import { createDb } from '@bda/db';
+import { BenchInvalidError, formatSpread, spread } from '../spread';
 import { migrateToLatest } from '../../services/gateway/src/db/migrate';
 import { createKey } from '../../services/gateway/src/keys/key-repository';
 
@@ -30,9 +38,11 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const CORES = availableParallelism();
 const WORKERS = Number(process.env.GATEWAY_WORKERS ?? CORES);
-// The machine is shared (and the load generator runs on it): every target is measured in each round and
-// the best round counts.
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+// The machine is shared (and the load generator runs on it): every target is measured in each round, the rounds
+// alternate the order, and the median of the rounds is reported with its spread.
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** The stub node's tip height (bench/proxy/stub-node.ts): a target that answers it proxied to the stub. */
+const STUB_TIP_HEIGHT = 1234567;
 const TARGETS = new Set((process.env.BENCH_TARGETS ?? 'direct,nginx,gateway,gateway+redis,gateway+mem').split(','));
 
 interface Result {
@@ -129,15 +139,18 @@ async function measure(name: string, url: string, procs: number, headers: string
   return r;
 }
 
-/** Best of the rounds: highest req/s, lowest p50 and p99. */
-function best(rs: Result[]): Result {
-  return {
-    ...rs[0]!,
-    rps: Math.max(...rs.map((r) => r.rps)),
-    p50: Math.min(...rs.map((r) => r.p50)),
-    p99: Math.min(...rs.map((r) => r.p99)),
-    errors: rs.reduce((n, r) => n + r.errors, 0),
-  };
+/** Fails unless `url` answers 200 with the stub node's `/v2/info` (its tip height): the target proxies to the stub. */
+async function checkAnswer(name: string, url: string, headers: string[]): Promise<void> {
+  const res = await fetch(url, { headers: Object.fromEntries(headers.map((h) => h.split(': ') as [string, string])) });
+  const text = await res.text();
+  let tip: unknown;
+  try {
+    tip = (JSON.parse(text) as { stacks_tip_height?: unknown }).stacks_tip_height;
+  } catch {
+    tip = undefined;
+  }
+  if (res.status !== 200 || tip !== STUB_TIP_HEIGHT)
+    throw new BenchInvalidError(`${name} answered ${res.status} ${text.slice(0, 200)}, not the stub's /v2/info`);
 }
 
 /** GET over a new connection (no keep-alive pool). */
@@ -202,6 +215,12 @@ http {
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--help')) {
+    console.log(
+      'npx tsx bench/proxy/run.ts   (env: BENCH_SECONDS=10 BENCH_CONNECTIONS=64 BENCH_ROUNDS=3 GATEWAY_WORKERS=<cores> BENCH_TARGETS=…)',
+    );
+    return;
+  }
   need('wrk', 'wrk');
   need('nginx', 'nginx');
   need('redis-server', 'redis-server');
@@ -254,43 +273,77 @@ async function main(): Promise<void> {
     const gw = await startGateway({ ...common, ...env });
     targets.push({ name, url: `http://127.0.0.1:${gw.port}/v2/info`, procs: WORKERS, headers, port: gw.port });
   }
+  for (const t of targets) await checkAnswer(t.name, t.url, t.headers);
   const rounds = new Map<string, Result[]>();
-  for (let round = 1; round <= ROUNDS; round++) {
-    console.log(`round ${round}/${ROUNDS}`);
-    for (const t of targets) {
+  for (let round = 0; round < ROUNDS; round++) {
+    // Alternating: each round starts one target further along.
+    const order = targets.map((_, i) => targets[(i + round) % targets.length]!);
+    console.log(
+      `round ${round + 1}/${ROUNDS} (${order.map((t) => t.name).join(', ')}), load average ${loadavg()[0]!.toFixed(2)}`,
+    );
+    for (const t of order) {
       const r = await measure(t.name, t.url, t.procs, t.headers);
       rounds.set(t.name, [...(rounds.get(t.name) ?? []), r]);
     }
   }
+  const errors = [...rounds.values()].flat().filter((r) => r.errors > 0);
+  if (errors.length > 0)
+    throw new BenchInvalidError(
+      `error answers under load (${errors.map((r) => `${r.name}: ${r.errors}`).join(', ')}): the figures measure failures`,
+    );
   for (const t of targets) {
     if (!t.port) continue;
     // A fresh connection: one kept alive since the gateway's start may have been closed by it meanwhile (EPIPE).
     const metrics = await httpGetText(`http://127.0.0.1:${t.port}/metrics`);
     const fallback = /^gateway_ratelimit_fallback_decisions_total\S* (\d+)/m.exec(metrics)?.[1];
+    // A decision the local limiter took instead of Redis is not the work gateway+redis claims to measure.
     if (fallback && fallback !== '0')
-      console.log(`  ${t.name}: ${fallback} limit decisions fell back to the local limiter (Redis too slow or failing)`);
+      throw new BenchInvalidError(
+        `${t.name}: ${fallback} limit decisions fell back to the local limiter (Redis too slow or failing)`,
+      );
   }
   await stopChild(nginx);
-  const results = targets.map((t) => best(rounds.get(t.name)!));
 
-  const direct = results[0]!;
-  const ngx = results[1]!;
-  console.log(`\nbest of ${ROUNDS} round(s):`);
+  // Ratios within each round (the same minutes of the machine), then the median of the rounds.
+  const direct = rounds.get('direct')!;
+  const ngx = rounds.get('nginx')!;
+  const vsNginx = (rs: Result[]) => rs.map((r, i) => r.rps / r.procs / (ngx[i]!.rps / ngx[i]!.procs));
+  const addedP50 = (rs: Result[]) => rs.map((r, i) => r.p50 - direct[i]!.p50);
+  console.log(
+    `\n${new Date().toISOString()}, ${CORES} cores, load average ${loadavg()[0]!.toFixed(2)} at the end; ` +
+      `median (min–max) of ${ROUNDS} alternating round(s), one run's figures per round; no error answers:`,
+  );
   console.log('| target | req/s | req/s per core | vs nginx (per core) | p50 ms | p99 ms | added p50 ms (vs direct) |');
   console.log('|---|---:|---:|---:|---:|---:|---:|');
-  for (const r of results) {
-    const perCore = r.rps / r.procs;
-    const vsNginx = perCore / (ngx.rps / ngx.procs);
+  for (const t of targets) {
+    const rs = rounds.get(t.name)!;
     console.log(
-      `| ${r.name} | ${r.rps.toFixed(0)} | ${perCore.toFixed(0)} | ${(vsNginx * 100).toFixed(0)}% | ${r.p50.toFixed(3)} | ${r.p99.toFixed(3)} | ${r === direct ? '-' : (r.p50 - direct.p50).toFixed(3)} |`,
+      `| ${t.name} | ${formatSpread(
+        rs.map((r) => r.rps),
+        0,
+      )} | ${formatSpread(
+        rs.map((r) => r.rps / r.procs),
+        0,
+      )} | ${formatSpread(
+        vsNginx(rs).map((x) => x * 100),
+        0,
+        '%',
+      )} | ${formatSpread(
+        rs.map((r) => r.p50),
+        3,
+      )} | ${formatSpread(
+        rs.map((r) => r.p99),
+        3,
+      )} | ${t.name === 'direct' ? '-' : formatSpread(addedP50(rs), 3)} |`,
     );
   }
-  const withLimit = results.find((r) => r.name === 'gateway+redis');
+  const withLimit = rounds.get('gateway+redis');
   if (!withLimit) return;
-  const ratio = withLimit.rps / withLimit.procs / (ngx.rps / ngx.procs);
+  const ratio = spread(vsNginx(withLimit)).median;
+  const added = spread(addedP50(withLimit)).median;
   console.log(
-    `\nbar (keys + Redis limit): ${(ratio * 100).toFixed(0)}% of nginx's req/s per core (bar ≥ 30%), ` +
-      `added p50 ${(withLimit.p50 - direct.p50).toFixed(3)} ms (bar ≤ 1 ms)`,
+    `\nbar (keys + Redis limit), medians: ${(ratio * 100).toFixed(0)}% of nginx's req/s per core (bar ≥ 30%), ` +
+      `added p50 ${added.toFixed(3)} ms (bar ≤ 1 ms)`,
   );
   console.log(
     "note: the stub, nginx or the gateway, and wrk share the same cores; per-core figures divide by the proxy's worker count.",
@@ -306,7 +359,7 @@ async function cleanup(): Promise<void> {
 main()
   .then(cleanup)
   .catch(async (err: unknown) => {
-    console.error(err);
+    console.error(err instanceof BenchInvalidError ? err.message : err);
     await cleanup();
     process.exit(1);
   });
