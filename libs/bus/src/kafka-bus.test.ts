@@ -1,7 +1,8 @@
 import { CompressionTypes } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@bda/common';
-import { compressionFor, KafkaBus } from './kafka-bus';
+import { KafkaBus } from './kafka-bus';
+import { compressionFor } from './kafka-producer';
 
 const msg = (bytes: number) => ({ key: 'stacks', value: Buffer.alloc(bytes, 0x61) });
 
