@@ -19,6 +19,7 @@ import { pathTemplates } from './path-templates';
 import { expressRouter, type GetRoute, plainRoutes } from './plain-routes';
 import { knexRunesDb, runesRoutes, type RunesDb } from './runes';
 import { namesRouter } from './names';
+import { DEFAULT_ROSETTA_OPTIONS, rosettaRouter, type RosettaOptions } from './rosetta';
 import { SERVER_VERSION } from './version';
 
 export interface ApiDeps {
@@ -38,6 +39,8 @@ export interface ApiDeps {
   serverVersion?: string;
   /** The `/metrics` text when it is not `metrics` alone (a cluster worker answers for every worker). */
   metricsText?: () => Promise<string>;
+  /** `/rosetta/v1` settings (offline mode, network, node RPC URLs); online, network from the chain, no node when omitted. */
+  rosetta?: RosettaOptions;
 }
 
 type DurationHistogram = Histogram<'method' | 'route' | 'status'>;
@@ -119,6 +122,8 @@ function createApp(deps: ApiDeps, duration: DurationHistogram, runes: GetRoute[]
     res.set('Cache-Control', 'no-store');
     next();
   });
+  // Rosetta answers every failure itself (HTTP 500 with a Rosetta Error, never a 4xx), so it comes before the others.
+  app.use('/rosetta', rosettaRouter({ db: deps.db, logger: deps.logger, options: deps.rosetta ?? DEFAULT_ROSETTA_OPTIONS }));
   app.use(docsRouter(document));
   app.use(statusRouter(ctx));
   app.use(blocksRouter(ctx));

@@ -15,7 +15,7 @@ import {
 } from '@bda/common';
 import { createDb } from '@bda/db';
 import { buildRequestListener } from './build-app';
-import { loadApiEnv, pageLimitsFromEnv } from './env';
+import { loadApiEnv, pageLimitsFromEnv, rosettaOptionsFromEnv } from './env';
 import { createRunesDb } from './runes';
 
 const env = loadApiEnv();
@@ -52,6 +52,7 @@ async function serve(mode: 'single' | 'worker'): Promise<void> {
       isShuttingDown: () => shutdown.isShuttingDown,
       pageLimits: pageLimitsFromEnv(env),
       schemasDir: env.API_SCHEMAS_DIR,
+      rosetta: rosettaOptionsFromEnv(env),
     }),
   );
   // Listening does not wait for the database: /readyz stays 503 until it answers.

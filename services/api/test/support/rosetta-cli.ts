@@ -1,0 +1,159 @@
+/**
+ * Runs the official Mesh conformance tool, `rosetta-cli` v0.10.3 (built by `make rosetta-cli`, see
+ * scripts/rosetta/fetch-rosetta-cli.sh), against a running api, and reads back its results file.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
+
+/** The cached binary (built on demand when missing, as `make rosetta-cli` would). */
+export function rosettaCliPath(): string {
+  const bin = join(process.env.ROSETTA_CLI_CACHE_DIR ?? join(ROOT, '.cache', 'rosetta-cli'), 'v0.10.3', 'rosetta-cli');
+  if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`make rosetta-cli\``);
+  return bin;
+}
+
+/** `check:data`'s results file (`results_output_file`), the parts the tests read. */
+export interface CheckDataResults {
+  error?: string;
+  end_condition?: { type: string; condition: string } | null;
+  tests: {
+    request_response: boolean;
+    response_assertion: boolean;
+    block_syncing: boolean | null;
+    balance_tracking: boolean | null;
+    reconciliation: boolean | null;
+  };
+  stats: {
+    blocks: number;
+    orphans: number;
+    transactions: number;
+    operations: number;
+    accounts: number;
+    active_reconciliations: number;
+    inactive_reconciliations: number;
+    exempt_reconciliations: number;
+    failed_reconciliations: number;
+    skipped_reconciliations: number;
+    reconciliation_coverage: number;
+  };
+}
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function run(args: string[], timeoutMs: number): Promise<CliRun> {
+  return new Promise((resolve) => {
+    execFile(rosettaCliPath(), args, { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : -1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** A fresh working folder with the configuration file; removed by `cleanup`. */
+function workdir(config: Record<string, unknown>): { dir: string; configFile: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'rosetta-cli-'));
+  const configFile = join(dir, 'config.json');
+  writeFileSync(configFile, JSON.stringify({ ...config, data_directory: join(dir, 'data') }, null, 2));
+  return { dir, configFile, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export interface CheckDataOptions {
+  onlineUrl: string;
+  network: 'mainnet' | 'testnet';
+  /** `bootstrap_balances` entries, when genesis has no operations to explain some balances (see ADR 0020). */
+  bootstrapBalances?: Array<{
+    account_identifier: { address: string };
+    currency: { symbol: string; decimals: number };
+    value: string;
+  }>;
+  timeoutMs?: number;
+}
+
+/**
+ * `rosetta-cli check:data` from genesis until the tip `/network/status` advertises (`end_conditions.tip`). The
+ * recorded fixtures' blocks are years old: `tip_delay` is set so that their tip counts as "at tip" (the tool's
+ * other way of seeing the tip, `sync_status.synced`, is not something the api can know of the node).
+ */
+export async function runCheckData(
+  opts: CheckDataOptions,
+): Promise<{ run: CliRun; results: CheckDataResults; activelyReconciled: Set<string> }> {
+  const base = workdir({});
+  const resultsFile = join(base.dir, 'results.json');
+  const extra: Record<string, unknown> = {};
+  if (opts.bootstrapBalances) {
+    const file = join(base.dir, 'bootstrap.json');
+    writeFileSync(file, JSON.stringify(opts.bootstrapBalances));
+    extra['bootstrap_balances'] = file;
+  }
+  const w = workdir({
+    network: { blockchain: 'stacks', network: opts.network },
+    online_url: opts.onlineUrl,
+    http_timeout: 30,
+    max_retries: 5,
+    retry_elapsed_time: 60,
+    max_online_connections: 8,
+    max_sync_concurrency: 4,
+    tip_delay: 2_000_000_000,
+    compression_disabled: true,
+    all_in_memory_enabled: true,
+    data: {
+      active_reconciliation_concurrency: 4,
+      inactive_reconciliation_concurrency: 2,
+      inactive_reconciliation_frequency: 1,
+      log_reconciliations: true,
+      results_output_file: resultsFile,
+      end_conditions: { tip: true },
+      ...extra,
+    },
+  });
+  try {
+    const r = await run(['check:data', '--configuration-file', w.configFile], opts.timeoutMs ?? 300_000);
+    if (!existsSync(resultsFile)) {
+      throw new Error(`rosetta-cli wrote no results (exit ${r.code}):\n${r.stdout.slice(-4000)}\n${r.stderr.slice(-4000)}`);
+    }
+    // `log_reconciliations` prints a line per reconciliation: `ACTIVE Reconciled <account> at <index>`.
+    const activelyReconciled = new Set([...r.stdout.matchAll(/ACTIVE Reconciled (\S+) at \d+/g)].map((m) => m[1]!));
+    return { run: r, results: JSON.parse(readFileSync(resultsFile, 'utf8')) as CheckDataResults, activelyReconciled };
+  } finally {
+    w.cleanup();
+    base.cleanup();
+  }
+}
+
+/** `rosetta-cli check:spec --all` against an online and an offline instance. */
+export async function runCheckSpec(opts: {
+  onlineUrl: string;
+  offlineUrl: string;
+  network: 'mainnet' | 'testnet';
+}): Promise<CliRun> {
+  const w = workdir({
+    network: { blockchain: 'stacks', network: opts.network },
+    online_url: opts.onlineUrl,
+    http_timeout: 30,
+    max_retries: 2,
+    retry_elapsed_time: 10,
+    tip_delay: 2_000_000_000,
+    construction: {
+      offline_url: opts.offlineUrl,
+      max_offline_connections: 2,
+      stale_depth: 3,
+      broadcast_limit: 3,
+      constructor_dsl_file: 'none.ros',
+      end_conditions: { create_account: 1 },
+    },
+    data: { end_conditions: { tip: true } },
+  });
+  try {
+    return await run(['check:spec', '--all', '--configuration-file', w.configFile], 120_000);
+  } finally {
+    w.cleanup();
+  }
+}
