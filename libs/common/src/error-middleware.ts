@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { AppError, type ErrorResponse } from './errors';
+import { toErrorAnswer } from './error-answer';
+import type { ErrorResponse } from './errors';
 
 export function sendError(
   res: Parameters<RequestHandler>[1],
@@ -24,34 +25,13 @@ export function notFoundHandler(): RequestHandler {
 }
 
 /**
- * Maps every thrown error to one JSON body shape. Errors from body parsers (malformed JSON, too large)
- * are client errors, not ours; anything unknown is a 500 and is logged with its stack.
+ * Maps every thrown error to one JSON body shape (`toErrorAnswer`); anything unexpected is a 500 and is logged with
+ * its stack.
  */
 export function errorMiddleware(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
-    if (err instanceof AppError) {
-      sendError(res, err.status, err.error, err.message, err.headers);
-      return;
-    }
-    const e = err as { type?: string; status?: number; statusCode?: number; message?: string; limit?: number };
-    const status = e.status ?? e.statusCode;
-    if (e.type === 'entity.too.large' || status === 413) {
-      sendError(res, 413, 'payload_too_large', `request body exceeds the limit of ${e.limit ?? '?'} bytes`);
-      return;
-    }
-    if (e.type === 'entity.parse.failed') {
-      sendError(res, 400, 'invalid_json', `request body is not valid JSON: ${e.message ?? ''}`.trim());
-      return;
-    }
-    if (e.type === 'request.aborted') {
-      sendError(res, 400, 'request_aborted', 'the client aborted the request body');
-      return;
-    }
-    if (typeof status === 'number' && status >= 400 && status < 500) {
-      sendError(res, status, 'invalid_request', e.message ?? 'bad request');
-      return;
-    }
-    logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
-    sendError(res, 500, 'internal_error', 'an unexpected error occurred');
+    const answer = toErrorAnswer(err);
+    if (answer.unexpected) logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
+    sendError(res, answer.status, answer.body.error, answer.body.message, answer.headers);
   };
 }

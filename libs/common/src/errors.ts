@@ -1,5 +1,5 @@
 /**
- * Domain errors thrown by code and mapped to HTTP in one place (`errorMiddleware`).
+ * Domain errors thrown by code and mapped to HTTP in one place (`toErrorAnswer` in error-answer.ts).
  * Every error body outside Rosetta is `{ error, message }`.
  */
 export abstract class AppError extends Error {
@@ -32,6 +32,12 @@ export class NotFoundError extends AppError {
 export class PayloadTooLargeError extends AppError {
   readonly status = 413;
   readonly error = 'payload_too_large';
+}
+
+/** The request (its body) did not arrive in time. */
+export class RequestTimeoutError extends AppError {
+  readonly status = 408;
+  readonly error = 'request_timeout';
 }
 
 export class RateLimitedError extends AppError {

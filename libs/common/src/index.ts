@@ -1,5 +1,6 @@
 export * from './errors';
 export * from './error-middleware';
+export * from './error-answer';
 export * from './logger';
 export * from './parse-env';
 export * from './shutdown-registry';

@@ -32,10 +32,26 @@ export const DEFAULT_NODE_ROUTES = [
  * The gateway's whole configuration, parsed once at startup; any problem fails fast with every issue listed.
  */
 export const envSchema = z.object({
-  /** Port the gateway listens on (all workers share it). */
+  /** Port the gateway listens on (all workers share it): the public port, proxied requests plus `/healthz`, `/readyz`. */
   GATEWAY_PORT: envPort.default(3999),
   /** Interface to bind. */
   HOST: z.string().default('0.0.0.0'),
+  /** Port of the admin listener: the gateway's `/metrics` (and `/healthz`, `/readyz`), never proxying; 0 = any free port. */
+  GATEWAY_ADMIN_PORT: envPort.default(3998),
+  /** Interface of the admin listener: loopback unless the scraper needs another (never the public interface). */
+  GATEWAY_ADMIN_HOST: z.string().default('127.0.0.1'),
+  /**
+   * Time a client has to send the request line and headers (Node's `headersTimeout`; slow-header clients are closed
+   * with a 408). 20 s: headers are at most 16 KiB, a few seconds on the slowest link.
+   */
+  GATEWAY_HEADERS_TIMEOUT_MS: positiveInt.default(20_000),
+  /**
+   * Time a client has to send its whole request body once the headers are in (408 and the connection closed after
+   * it; a total, so 1 byte a second does not hold a connection). 120 s: the largest body the default routes take
+   * (2 MiB, `POST /v2/transactions`) passes at 17.5 KB/s (140 kbit/s), a slow mobile link. Node's own `requestTimeout`
+   * is set to this plus GATEWAY_HEADERS_TIMEOUT_MS plus 5 s, as a backstop (checked every 30 s by Node).
+   */
+  GATEWAY_BODY_TIMEOUT_MS: positiveInt.default(120_000),
   /** Worker processes (node:cluster); 1 runs everything in one process. Default: one per core. */
   GATEWAY_WORKERS: positiveInt.default(availableParallelism()),
   /** pino level. */
@@ -93,6 +109,11 @@ export const envSchema = z.object({
   /** Or: comma-separated addresses/CIDRs of our proxies (instead of a hop count). */
   TRUSTED_PROXY_CIDRS: z.string().optional(),
 
+  /**
+   * Invalid keys (unknown or malformed) per client address, process and minute before the gateway stops looking keys
+   * up for that address until the minute ends (429); each one also counts against the address's anonymous limit.
+   */
+  KEY_LOOKUP_FAILURES_PER_MINUTE: positiveInt.default(20),
   /** Key cache lifetime per process (revocations propagate faster, through the version poll). */
   KEY_CACHE_TTL_MS: positiveInt.default(60_000),
   /** How often each process checks the key version for revocations and new keys. */
@@ -133,8 +154,17 @@ export const envSchema = z.object({
   /** Consecutive good probes before a node is put back. */
   NODE_HEALTHY_THRESHOLD: positiveInt.default(2),
 
-  /** Consecutive connect errors, 5xx or timeouts before a member is ejected (passive). */
+  /**
+   * Consecutive failures the member caused (connect errors, resets, broken answers, 5xx, timeouts) before it is
+   * ejected (passive); what a client causes (abort, stall, short body) never counts.
+   */
   UPSTREAM_EJECT_AFTER: positiveInt.default(3),
+  /**
+   * Panic threshold in percent of a pool's members (as Envoy's): a passive ejection that would leave fewer members
+   * available is refused (the last one is never ejected on passive evidence); below it, ejections are ignored and
+   * every member the health checks consider up takes traffic. 0 keeps only the last-member rule.
+   */
+  UPSTREAM_PANIC_THRESHOLD_PERCENT: z.coerce.number().int().min(0).max(100).default(50),
   /** First ejection time; doubles on each repeat, up to UPSTREAM_EJECT_MAX_MS. */
   UPSTREAM_EJECT_BASE_MS: positiveInt.default(5_000),
   UPSTREAM_EJECT_MAX_MS: positiveInt.default(300_000),

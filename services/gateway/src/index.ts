@@ -1,7 +1,7 @@
 // The gateway as a library (tests, tools). The process entry point is main.ts.
-export { buildApp, type AppDeps } from './build-app';
+export { buildAdminApp, buildApp, type GatewayDeps } from './build-app';
 export { envSchema, loadEnv, DEFAULT_NODE_ROUTES, type GatewayEnv } from './env';
-export { startGateway } from './server';
+export { startGateway } from './start-gateway';
 export { migrateToLatest, rollbackAll, migrationConfig } from './db/migrate';
 export { createKey, listKeys, revokeKey } from './keys/key-repository';
 export { KeyStore } from './keys/key-store';

@@ -7,11 +7,18 @@ import cluster from 'node:cluster';
 import { createLogger, runClusterPrimary, serveClusterMetrics } from '@bda/common';
 import { createDb } from '@bda/db';
 import { migrateToLatest } from './db/migrate';
-import { loadEnv } from './env';
+import { loadEnv, type GatewayEnv } from './env';
 import { serveIpcLimiter } from './rate-limit/ipc-limiter';
-import { startGateway } from './server';
+import { startGateway } from './start-gateway';
 
-const env = loadEnv();
+let env: GatewayEnv;
+try {
+  env = loadEnv();
+} catch (err) {
+  // The configuration is refused before the configured logger exists: a default one says why.
+  createLogger('gateway', 'info').fatal({ err }, 'gateway configuration is invalid');
+  process.exit(1);
+}
 const logger = createLogger('gateway', env.LOG_LEVEL);
 
 async function migrate(): Promise<void> {

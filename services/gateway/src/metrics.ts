@@ -105,7 +105,10 @@ export class HotHistogram {
 /** Every gateway metric, registered once per process on the service registry. */
 export function createGatewayMetrics(registry: Registry) {
   const registers = [registry];
+  /** Run at each scrape, before the gauges are read (the pools' state is set into them there). */
+  const beforeScrape: Array<() => void> = [];
   return {
+    beforeScrape,
     requests: new HotCounter(
       'gateway_requests_total',
       'Requests answered by the gateway, by target (node, api, gateway) and status code',
@@ -144,12 +147,21 @@ export function createGatewayMetrics(registry: Registry) {
       labelNames: ['pool', 'member'] as const,
       registers,
     }),
+    upstreamEjectionsRefused: new Counter({
+      name: 'gateway_upstream_ejections_refused_total',
+      help: 'Passive ejections refused because they would have left the pool below its panic threshold, by pool and member',
+      labelNames: ['pool', 'member'] as const,
+      registers,
+    }),
     upstreamAvailable: new Gauge({
       name: 'gateway_upstream_available',
       help: '1 when the member takes traffic (health check passing and not ejected), by pool and member',
       labelNames: ['pool', 'member'] as const,
       aggregator: 'min',
       registers,
+      collect() {
+        for (const f of beforeScrape) f();
+      },
     }),
     upstreamInFlight: new Gauge({
       name: 'gateway_upstream_in_flight',

@@ -52,7 +52,7 @@ describe('API keys while the key database is down', () => {
   const withKey = (key: string, path = '/v2/pox', timeoutMs = 20_000): Promise<Reply> =>
     request(gw.port, { path, headers: { 'x-api-key': key }, timeoutMs });
   const anonymous = (path = '/v2/pox'): Promise<Reply> => request(gw.port, { path, timeoutMs: 20_000 });
-  const lookups = () => metricValue(gw.port, 'gateway_key_lookups_total');
+  const lookups = () => metricValue(gw.adminPort, 'gateway_key_lookups_total');
   const upstreamCount = () => nodes.reduce((n, s) => n + s.rpcCount(), 0) + api.received.length;
   const alive = () => gw.child.exitCode === null && gw.child.signalCode === null;
 
@@ -245,12 +245,12 @@ describe('API keys while the key database is down', () => {
   });
 
   it('leaves no error behind', async () => {
-    const unavailableBefore = await metricValue(gw.port, 'gateway_auth_total', { outcome: 'unavailable' });
+    const unavailableBefore = await metricValue(gw.adminPort, 'gateway_auth_total', { outcome: 'unavailable' });
     for (let i = 0; i < 5; i++) {
       expect((await withKey(unseenKey, i % 2 ? '/v2/pox' : '/extended/v1/block')).status).toBe(200);
       expect((await anonymous(i % 2 ? '/v2/pox' : '/extended/v1/block')).status).toBe(200);
     }
-    expect(await metricValue(gw.port, 'gateway_auth_total', { outcome: 'unavailable' })).toBe(unavailableBefore);
+    expect(await metricValue(gw.adminPort, 'gateway_auth_total', { outcome: 'unavailable' })).toBe(unavailableBefore);
     expect(exits).toEqual([]);
     expect(alive()).toBe(true);
     expect((await request(gw.port, { path: '/readyz' })).status).toBe(200);

@@ -45,7 +45,7 @@ describe('node pool', () => {
 
   const availableNodes = async () => {
     let n = 0;
-    for (const s of nodes) n += await metricValue(gw.port, 'gateway_upstream_available', { pool: 'node', member: s.url });
+    for (const s of nodes) n += await metricValue(gw.adminPort, 'gateway_upstream_available', { pool: 'node', member: s.url });
     return n;
   };
 
@@ -117,7 +117,7 @@ describe('node pool', () => {
   it('takes a lagging node out and puts it back once it caught up', async () => {
     nodes[2]!.tip = 990;
     await waitFor(
-      async () => (await metricValue(gw.port, 'gateway_upstream_available', { member: nodes[2]!.url })) === 0,
+      async () => (await metricValue(gw.adminPort, 'gateway_upstream_available', { member: nodes[2]!.url })) === 0,
       10_000,
       'the lagging node to be out',
     );
@@ -125,12 +125,12 @@ describe('node pool', () => {
     for (let i = 0; i < 30; i++) expect((await request(gw.port, idempotent(i))).status).toBe(200);
     expect(nodes[2]!.rpcCount()).toBe(0);
     expect(
-      await metricValue(gw.port, 'gateway_health_checks_total', { member: nodes[2]!.url, outcome: 'lagging' }),
+      await metricValue(gw.adminPort, 'gateway_health_checks_total', { member: nodes[2]!.url, outcome: 'lagging' }),
     ).toBeGreaterThan(0);
 
     nodes[2]!.tip = 1000;
     await waitFor(
-      async () => (await metricValue(gw.port, 'gateway_upstream_available', { member: nodes[2]!.url })) === 1,
+      async () => (await metricValue(gw.adminPort, 'gateway_upstream_available', { member: nodes[2]!.url })) === 1,
       10_000,
       'the node to be back',
     );
@@ -143,8 +143,8 @@ describe('node pool', () => {
     const rs: Reply[] = [];
     for (let i = 0; i < 40; i++) rs.push(await request(gw.port, idempotent(i)));
     expect(rs.filter((r) => r.status !== 200)).toEqual([]);
-    expect(await metricValue(gw.port, 'gateway_upstream_ejections_total', { member: nodes[0]!.url })).toBeGreaterThan(0);
-    expect(await metricValue(gw.port, 'gateway_upstream_retries_total', { pool: 'node' })).toBeGreaterThan(0);
+    expect(await metricValue(gw.adminPort, 'gateway_upstream_ejections_total', { member: nodes[0]!.url })).toBeGreaterThan(0);
+    expect(await metricValue(gw.adminPort, 'gateway_upstream_retries_total', { pool: 'node' })).toBeGreaterThan(0);
   });
 
   describe('POST /v2/transactions', () => {
@@ -239,10 +239,10 @@ describe('node pool', () => {
     for (let i = 0; i < 10; i++) await request(gw.port, idempotent(i));
     for (const n of nodes) {
       expect(
-        await metricValue(gw.port, 'gateway_upstream_tries_total', { pool: 'node', member: n.url, outcome: 'ok' }),
+        await metricValue(gw.adminPort, 'gateway_upstream_tries_total', { pool: 'node', member: n.url, outcome: 'ok' }),
       ).toBeGreaterThan(0);
-      expect(await metricValue(gw.port, 'gateway_node_tip_height', { member: n.url })).toBe(1000);
-      expect(await metricValue(gw.port, 'gateway_upstream_response_seconds_count', { member: n.url })).toBeGreaterThan(0);
+      expect(await metricValue(gw.adminPort, 'gateway_node_tip_height', { member: n.url })).toBe(1000);
+      expect(await metricValue(gw.adminPort, 'gateway_upstream_response_seconds_count', { member: n.url })).toBeGreaterThan(0);
     }
   });
 });

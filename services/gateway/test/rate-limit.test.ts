@@ -176,7 +176,7 @@ describe('rate limits', () => {
   it('counts everything proxied but not the gateway’s own endpoints', async () => {
     for (let i = 0; i < 20; i++) {
       const r = await request(pair[i % 2]!.port, {
-        path: i % 2 ? '/healthz' : '/metrics',
+        path: i % 2 ? '/healthz' : '/readyz',
         headers: { 'x-forwarded-for': '198.51.100.120' },
       });
       expect(r.status).toBe(200);
@@ -202,8 +202,8 @@ describe('rate limits', () => {
       expect(gw.logs().some((l) => l.msg === 'rate limiting on redis failed: using the local limiter' && l.level === 50)).toBe(
         true,
       );
-      expect(await metricValue(gw.port, 'gateway_ratelimit_redis_errors_total')).toBeGreaterThanOrEqual(14);
-      expect(await metricValue(gw.port, 'gateway_ratelimit_fallback_decisions_total')).toBeGreaterThanOrEqual(14);
+      expect(await metricValue(gw.adminPort, 'gateway_ratelimit_redis_errors_total')).toBeGreaterThanOrEqual(14);
+      expect(await metricValue(gw.adminPort, 'gateway_ratelimit_fallback_decisions_total')).toBeGreaterThanOrEqual(14);
 
       redis = await startRedis({ dataDir, port });
       await waitFor(
@@ -238,7 +238,7 @@ describe('rate limits', () => {
       10_000,
       'lines from both workers',
     );
-    // /metrics on any worker answers for the whole host.
-    expect(await metricValue(gw.port, 'gateway_ratelimit_decisions_total', { tier: 'anonymous' })).toBe(15);
+    // /metrics on any worker's admin listener answers for the whole host.
+    expect(await metricValue(gw.adminPort, 'gateway_ratelimit_decisions_total', { tier: 'anonymous' })).toBe(15);
   });
 });

@@ -78,8 +78,8 @@ describe('routing', () => {
     const r = await request(gw.port, { path: '/runes/v1/etchings', headers: { 'x-forwarded-for': '6.6.6.6' } });
     expect(r.headers['set-cookie']).toEqual(['a=1', 'b=2']);
     const seen = apis.flatMap((a) => a.received).find((d) => d.path === '/runes/v1/etchings')!;
-    // No proxy is trusted: the client-written entry is kept in the chain but not taken as the client.
-    expect(seen.headers['x-forwarded-for']).toBe('6.6.6.6, 127.0.0.1');
+    // No proxy is trusted: the client-written entry is neither taken as the client nor passed on.
+    expect(seen.headers['x-forwarded-for']).toBe('127.0.0.1');
     expect(seen.headers['x-real-ip']).toBe('127.0.0.1');
     expect(seen.headers.host).toBe(new URL(apis.find((a) => a.received.includes(seen))!.url).host);
   });
@@ -220,13 +220,17 @@ describe('routing', () => {
     expect(r.body[64 * 1024 * 10]).toBe(10);
   });
 
-  it('serves /healthz, /readyz and /metrics itself without proxying or counting them', async () => {
+  it('serves /healthz and /readyz itself without proxying or counting them, and its metrics on the admin port only', async () => {
     const before = upstreamCalls();
-    expect((await request(gw.port, { path: '/healthz' })).json()).toEqual({ status: 'ok' });
+    const health = await request(gw.port, { path: '/healthz' });
+    expect(health.json()).toEqual({ status: 'ok' });
+    expect(health.headers['ratelimit-limit']).toBeUndefined();
     expect((await request(gw.port, { path: '/readyz' })).json()).toEqual({ status: 'ready' });
-    const m = await request(gw.port, { path: '/metrics' });
+    const publicMetrics = await request(gw.port, { path: '/metrics' });
+    expect(publicMetrics.status).toBe(404);
+    expect(publicMetrics.text).not.toContain('gateway_requests_total');
+    const m = await request(gw.adminPort, { path: '/metrics' });
     expect(m.text).toContain('gateway_requests_total');
-    expect(m.headers['ratelimit-limit']).toBeUndefined();
     expect(upstreamCalls()).toBe(before);
   });
 });

@@ -83,6 +83,17 @@ export class KeyStore {
     }
   }
 
+  /**
+   * What is known about a key without asking PostgreSQL: its verdict from a fresh cache entry (a malformed key is
+   * `unknown` at once), or undefined when only a lookup can tell.
+   */
+  peek(presented: string): Exclude<AuthResult, { status: 'unavailable' }> | undefined {
+    if (!looksLikeKey(presented)) return { status: 'unknown' };
+    const cached = this.cache.get(displayPrefix(presented));
+    if (!cached || cached.expiresAt <= Date.now()) return undefined;
+    return this.match(presented, cached.rows);
+  }
+
   async verify(presented: string): Promise<AuthResult> {
     if (!looksLikeKey(presented)) return { status: 'unknown' };
     const prefix = displayPrefix(presented);
@@ -101,6 +112,10 @@ export class KeyStore {
         rows = cached.rows;
       }
     }
+    return this.match(presented, rows);
+  }
+
+  private match(presented: string, rows: KeyRow[]): Exclude<AuthResult, { status: 'unavailable' }> {
     const hash = hashKey(presented);
     let match: KeyRow | undefined;
     for (const row of rows) {

@@ -7,7 +7,10 @@ import { UpstreamPool, type Member } from './pool';
 
 const logger = createLogger('test', 'silent');
 
-function pool(n = 3, opts: Partial<{ ejectAfter: number; ejectBaseMs: number; ejectMaxMs: number }> = {}) {
+function pool(
+  n = 3,
+  opts: Partial<{ ejectAfter: number; ejectBaseMs: number; ejectMaxMs: number; panicThresholdPercent: number }> = {},
+) {
   const metrics = createGatewayMetrics(new Registry());
   const p = new UpstreamPool(
     'node',
@@ -92,6 +95,51 @@ describe('UpstreamPool', () => {
     p.reportSuccess(m);
     p.reportFailure(m, 'timeout');
     expect(m.available(Date.now())).toBe(true);
+  });
+
+  it('never ejects the last available member on passive evidence', () => {
+    const { p } = pool(2, { panicThresholdPercent: 0 });
+    const [a, b] = p.members as [Member, Member];
+    for (let i = 0; i < 3; i++) p.reportFailure(a, 'connect_error');
+    expect(a.available(Date.now())).toBe(false);
+    for (let i = 0; i < 9; i++) p.reportFailure(b, 'connect_error');
+    expect(b.available(Date.now())).toBe(true);
+    expect(p.pick()).toBe(b);
+    const single = pool(1, { panicThresholdPercent: 0 });
+    for (let i = 0; i < 9; i++) single.p.reportFailure(single.p.members[0]!, 'http_5xx');
+    expect(single.p.availableCount()).toBe(1);
+  });
+
+  it('refuses a passive ejection that would leave fewer members available than the panic threshold', async () => {
+    const { p, metrics } = pool(4, { panicThresholdPercent: 50 });
+    const [a, b, c] = p.members as [Member, Member, Member];
+    for (let i = 0; i < 3; i++) p.reportFailure(a, 'timeout');
+    for (let i = 0; i < 3; i++) p.reportFailure(b, 'timeout');
+    // Two of four ejected: 50 % left, not below the threshold.
+    expect(p.availableCount()).toBe(2);
+    for (let i = 0; i < 3; i++) p.reportFailure(c, 'timeout');
+    expect(p.availableCount()).toBe(2);
+    expect(c.available(Date.now())).toBe(true);
+    const text = await metrics.upstreamEjectionsRefused.get();
+    expect(text.values.find((v) => v.labels.member === c.name)?.value).toBe(1);
+  });
+
+  it('routes to every member the health checks consider up while below the panic threshold', () => {
+    const { p } = pool(4, { panicThresholdPercent: 50 });
+    const [a, b, c, d] = p.members as [Member, Member, Member, Member];
+    for (let i = 0; i < 3; i++) p.reportFailure(a, 'timeout');
+    for (let i = 0; i < 3; i++) p.reportFailure(b, 'timeout');
+    expect(a.available(Date.now())).toBe(false);
+    // The health checks take a third member out: one of four available, below 50 %: panic.
+    p.setHealth(c, false, 'down');
+    const seen = new Set<Member>();
+    for (let i = 0; i < 200; i++) seen.add(p.pick()!);
+    expect(seen).toEqual(new Set([a, b, d]));
+    // Once nothing is up by the health checks, there is nobody to route to.
+    p.setHealth(d, false, 'down');
+    p.setHealth(a, false, 'down');
+    p.setHealth(b, false, 'down');
+    expect(p.pick()).toBeUndefined();
   });
 });
 

@@ -11,6 +11,13 @@ export interface PoolOptions {
   ejectMaxMs: number;
   /** Keep-alive sockets per member and process. */
   maxSockets: number;
+  /**
+   * Panic threshold, in percent of the members (Envoy's term; default 50): a passive ejection that would leave fewer
+   * members available than this is refused, the last available member is never ejected on passive evidence, and
+   * while fewer than this are available (active health checks took the others out) the passive ejections are
+   * ignored and every member the health checks consider up takes traffic.
+   */
+  panicThresholdPercent?: number;
 }
 
 type HealthState = 'unknown' | 'healthy' | 'unhealthy';
@@ -74,19 +81,24 @@ export class UpstreamPool {
     urls: readonly string[],
     private readonly opts: PoolOptions,
     private readonly logger: Logger,
-    private readonly metrics: Pick<GatewayMetrics, 'upstreamEjections'>,
+    private readonly metrics: Pick<GatewayMetrics, 'upstreamEjections' | 'upstreamEjectionsRefused'>,
   ) {
     this.members = urls.map((u) => new Member(u, opts));
+    this.panicFraction = (opts.panicThresholdPercent ?? 50) / 100;
   }
+
+  private readonly panicFraction: number;
 
   pick(tried?: ReadonlySet<Member>): Member | undefined {
     const now = Date.now();
     let candidates: Member[] | undefined;
     // Fast path: every member available and none tried.
-    if (!tried || tried.size === 0) {
-      let all = true;
-      for (const m of this.members) if (!m.available(now)) all = false;
-      if (all) candidates = this.members;
+    let available = 0;
+    for (const m of this.members) if (m.available(now)) available++;
+    if (available === this.members.length && (!tried || tried.size === 0)) candidates = this.members;
+    else if (this.inPanic(available)) {
+      // Panic: passive ejections are ignored; only what the active health checks took out stays out.
+      candidates = this.members.filter((m) => m.health !== 'unhealthy' && !tried?.has(m));
     }
     if (!candidates) candidates = this.members.filter((m) => m.available(now) && !tried?.has(m));
     const c = candidates.length;
@@ -105,15 +117,35 @@ export class UpstreamPool {
     return this.members.filter((m) => m.available(now)).length;
   }
 
+  /** Fewer members available than the panic threshold. */
+  private inPanic(available: number): boolean {
+    return available / this.members.length < this.panicFraction;
+  }
+
   reportSuccess(m: Member): void {
     m.consecutiveFailures = 0;
   }
 
-  /** A connect error, 5xx or timeout; enough in a row ejects the member for a time that grows with repeats. */
+  /**
+   * A failure the member caused (connect error, reset, broken answer, 5xx, timeout: never one the client caused,
+   * see forward.ts); enough in a row eject the member for a time that grows with repeats, unless that would leave
+   * the pool below its panic threshold or without any available member.
+   */
   reportFailure(m: Member, outcome: string): void {
     m.consecutiveFailures++;
     const now = Date.now();
     if (m.consecutiveFailures < this.opts.ejectAfter || m.ejectedUntil > now) return;
+    let availableAfter = 0;
+    for (const other of this.members) if (other !== m && other.available(now)) availableAfter++;
+    if (availableAfter === 0 || this.inPanic(availableAfter)) {
+      m.consecutiveFailures = 0;
+      this.metrics.upstreamEjectionsRefused.labels(this.name, m.name).inc();
+      this.logger.warn(
+        { pool: this.name, member: m.name, outcome, available: availableAfter, members: this.members.length },
+        'upstream ejection refused (panic threshold)',
+      );
+      return;
+    }
     // Ejections close together grow the time; a member that stayed good for the longest time starts over.
     const sinceLast = m.ejectedUntil === 0 ? Infinity : now - m.ejectedUntil;
     m.ejections = sinceLast > this.opts.ejectMaxMs ? 1 : m.ejections + 1;

@@ -117,3 +117,9 @@ export function parseIPv6(addr: string): Uint8Array | undefined {
   });
   return bytes;
 }
+
+/** True when the socket peer is one of our own proxies (a hop count above 0, or an address in the trusted CIDRs). */
+export function isTrustedPeer(remoteAddress: string | undefined, trust: TrustProxy): boolean {
+  if (trust.kind === 'hops') return trust.hops > 0;
+  return isTrusted(trust.list, unmapIPv4(remoteAddress ?? ''));
+}

@@ -1,19 +1,23 @@
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { BadGatewayError, GatewayTimeoutError, ServiceUnavailableError } from '@bda/common';
 import type { GatewayMetrics } from '../metrics';
 import type { Member, UpstreamPool } from '../node-pool/pool';
 import { isCorsHeader } from './cors';
-import { DRAIN_LIMIT_BYTES, readBody } from '@bda/common';
 
 /**
- * The forwarder: node:http with keep-alive agents, bodies streamed both ways, and the retry rules of the pool.
+ * The forwarder: node:http with keep-alive agents, the request body already read whole (read-request-body.ts: a client
+ * that aborts, stalls or sends less than it announced never reaches a member), the answer streamed back, and the retry
+ * rules of the pool.
  *
  * - A try whose connection failed before any byte was sent may go to another member, whatever the route:
- *   the request body is only piped once the socket is connected, so nothing reached anybody.
+ *   nothing reached anybody.
  * - After bytes were sent, only routes marked `retry` (idempotent) are tried again (on another member),
- *   after a timeout, a broken answer or a 5xx. Their bodies are small and buffered so they can be replayed.
+ *   after a timeout, a broken answer or a 5xx.
  * - Once the response headers are on their way to the client there is no retry; a broken upstream body
  *   ends the client's response early.
+ * - Only what a member did counts toward its passive ejection (pool.ts): a client that goes away while a try is
+ *   under way ends the try uncounted.
  */
 
 export interface ForwardRoute {
@@ -28,12 +32,6 @@ export interface ForwardSettings {
   totalTimeoutMs: number;
   maxTries: number;
 }
-
-export type ForwardFailure =
-  | { status: 413; error: 'payload_too_large'; message: string }
-  | { status: 502; error: 'bad_gateway'; message: string }
-  | { status: 503; error: 'service_unavailable'; message: string }
-  | { status: 504; error: 'gateway_timeout'; message: string };
 
 export interface ForwardContext {
   /** Member that answered (or the last one tried). */
@@ -54,7 +52,6 @@ type Outcome = 'ok' | 'http_5xx' | 'connect_error' | 'timeout' | 'reset' | 'bad_
 type TryResult =
   | { kind: 'response'; res: IncomingMessage; preq: ClientRequest }
   | { kind: 'failed'; sent: boolean; outcome: Outcome; message: string }
-  | { kind: 'too_large' }
   | { kind: 'client_gone' };
 
 const HOP_BY_HOP = new Set([
@@ -67,20 +64,6 @@ const HOP_BY_HOP = new Set([
   'trailer',
   'transfer-encoding',
   'upgrade',
-]);
-// Request headers the gateway replaces or must not pass on.
-const DROP_REQUEST = new Set([
-  ...HOP_BY_HOP,
-  'host',
-  'expect',
-  'content-length',
-  'x-api-key',
-  'x-request-id',
-  'x-forwarded-for',
-  'x-forwarded-host',
-  'x-forwarded-proto',
-  'x-real-ip',
-  'forwarded',
 ]);
 // Response headers the gateway may set itself (request id, rate limits): when it does, an upstream's go.
 const OWN_RESPONSE_HEADERS = new Set([
@@ -103,6 +86,11 @@ const CONNECT_ERRORS = new Set([
   'EPIPE',
 ]);
 
+/** Hop-by-hop headers (not passed on in either direction). */
+export function isHopByHop(lowerName: string): boolean {
+  return HOP_BY_HOP.has(lowerName);
+}
+
 export class Forwarder {
   constructor(
     private readonly pool: UpstreamPool,
@@ -111,40 +99,20 @@ export class Forwarder {
   ) {}
 
   /**
-   * Sends the request to the pool and streams the answer back. Resolves with a failure for the caller to
-   * answer (as JSON) when no response could be relayed, or undefined once the response is under way.
+   * Sends the request to the pool and streams the answer back. Resolves once the response is under way (or the client
+   * is gone); throws the typed error for the caller to answer (as JSON) when no response could be relayed.
    */
   async forward(
     req: IncomingMessage,
     res: ServerResponse,
     target: string,
     route: ForwardRoute,
-    clientIp: string,
+    headers: string[],
+    body: Buffer | undefined,
     ctx: ForwardContext,
-  ): Promise<ForwardFailure | undefined> {
+  ): Promise<void> {
     const start = Date.now();
     const deadline = start + this.settings.totalTimeoutMs;
-    const declared = req.headers['content-length'];
-    const chunked = req.headers['transfer-encoding'] !== undefined;
-    const length = declared === undefined ? undefined : Number(declared);
-    if (length !== undefined && length > route.bodyLimit) {
-      if (length <= DRAIN_LIMIT_BYTES) await readBody(req, 0);
-      return tooLarge(route.bodyLimit);
-    }
-    if (route.bodyLimit === 0 && chunked) return tooLarge(0);
-    const hasBody = chunked || (length !== undefined && length > 0);
-
-    let body: Buffer | 'stream' | undefined;
-    if (hasBody && route.retry) {
-      const buffered = await readBody(req, route.bodyLimit);
-      if (buffered === 'too_large') return tooLarge(route.bodyLimit);
-      if (buffered === 'aborted') return undefined;
-      body = buffered;
-    } else if (hasBody) {
-      body = 'stream';
-    }
-    const headers = this.requestHeaders(req, clientIp, body);
-
     const tried = new Set<Member>();
     let last: { outcome: Outcome; message: string } | undefined;
     while (ctx.tries < this.settings.maxTries) {
@@ -157,18 +125,8 @@ export class Forwarder {
       ctx.tries++;
       ctx.member = member.name;
       const tryStart = performance.now();
-      const r = await this.tryOnce(
-        member,
-        req,
-        res,
-        target,
-        headers,
-        body,
-        route,
-        Math.min(timeLeft, this.settings.tryTimeoutMs),
-      );
-      if (r.kind === 'too_large') return tooLarge(route.bodyLimit);
-      if (r.kind === 'client_gone') return undefined;
+      const r = await this.tryOnce(member, req, res, target, headers, body, Math.min(timeLeft, this.settings.tryTimeoutMs));
+      if (r.kind === 'client_gone') return;
       if (r.kind === 'failed') {
         this.metrics.upstreamTries.inc(this.pool.name, member.name, r.outcome);
         this.pool.reportFailure(member, r.outcome);
@@ -192,55 +150,21 @@ export class Forwarder {
         this.pool.reportSuccess(member);
       }
       this.relay(r.res, r.preq, res, ctx.responseHeaders, ctx.corsOwned === true);
-      return undefined;
+      return;
     }
     const what = this.pool.name === 'node' ? 'node' : 'api replica';
     if (!last) {
-      if (ctx.tries === 0 && Date.now() < deadline) {
-        return { status: 503, error: 'service_unavailable', message: `no healthy ${what} is available` };
-      }
-      return { status: 504, error: 'gateway_timeout', message: `no ${what} answered in time` };
+      if (ctx.tries === 0 && Date.now() < deadline) throw new ServiceUnavailableError(`no healthy ${what} is available`);
+      throw new GatewayTimeoutError(`no ${what} answered in time`);
     }
     switch (last.outcome) {
       case 'timeout':
-        return { status: 504, error: 'gateway_timeout', message: `the ${what} did not answer in time` };
+        throw new GatewayTimeoutError(`the ${what} did not answer in time`);
       case 'connect_error':
-        return { status: 503, error: 'service_unavailable', message: `no ${what} could be reached` };
+        throw new ServiceUnavailableError(`no ${what} could be reached`);
       default:
-        return { status: 502, error: 'bad_gateway', message: `the ${what} gave a broken answer (${last.message})` };
+        throw new BadGatewayError(`the ${what} gave a broken answer (${last.message})`);
     }
-  }
-
-  private requestHeaders(req: IncomingMessage, clientIp: string, body: Buffer | 'stream' | undefined): string[] {
-    const raw = req.rawHeaders;
-    const out: string[] = [];
-    let xff = '';
-    for (let i = 0; i < raw.length; i += 2) {
-      const name = raw[i]!;
-      const lower = name.toLowerCase();
-      if (lower === 'x-forwarded-for') xff = xff ? `${xff}, ${raw[i + 1]}` : raw[i + 1]!;
-      if (DROP_REQUEST.has(lower)) continue;
-      out.push(name, raw[i + 1]!);
-    }
-    // Headers named by Connection are hop-by-hop too.
-    const conn = req.headers.connection;
-    if (conn && conn !== 'keep-alive' && conn !== 'close') {
-      const named = new Set(conn.split(',').map((s) => s.trim().toLowerCase()));
-      for (let i = out.length - 2; i >= 0; i -= 2) if (named.has(out[i]!.toLowerCase())) out.splice(i, 2);
-    }
-    const peer = req.socket.remoteAddress ?? '';
-    out.push('x-forwarded-for', xff ? `${xff}, ${peer}` : peer);
-    out.push('x-real-ip', clientIp);
-    out.push('x-forwarded-proto', 'http');
-    if (req.headers.host) out.push('x-forwarded-host', req.headers.host);
-    const id = req.headers['x-request-id'];
-    if (typeof id === 'string') out.push('x-request-id', id);
-    if (Buffer.isBuffer(body)) out.push('content-length', String(body.length));
-    else if (body === 'stream') {
-      if (req.headers['content-length'] !== undefined) out.push('content-length', req.headers['content-length']);
-      else out.push('transfer-encoding', 'chunked');
-    }
-    return out;
   }
 
   private tryOnce(
@@ -249,11 +173,10 @@ export class Forwarder {
     res: ServerResponse,
     target: string,
     headers: string[],
-    body: Buffer | 'stream' | undefined,
-    route: ForwardRoute,
+    body: Buffer | undefined,
     timeoutMs: number,
   ): Promise<TryResult> {
-    return new Promise((resolve) => new Attempt(member, req, res, target, headers, body, route.bodyLimit, timeoutMs, resolve));
+    return new Promise((resolve) => new Attempt(member, req, res, target, headers, body, timeoutMs, resolve));
   }
 
   /** Streams the upstream answer to the client with the gateway's own headers (rate limits, request id). */
@@ -293,14 +216,6 @@ function setsHeader(own: string[], name: string): boolean {
   return false;
 }
 
-function tooLarge(limit: number): ForwardFailure {
-  return {
-    status: 413,
-    error: 'payload_too_large',
-    message: limit === 0 ? 'this route takes no request body' : `the request body exceeds the limit of ${limit} bytes`,
-  };
-}
-
 /**
  * One try on one member. A class rather than closures: the hot path creates one object per try instead of
  * a handful of named functions.
@@ -310,17 +225,15 @@ class Attempt {
   private settled = false;
   private readonly preq: ClientRequest;
   private readonly timer: NodeJS.Timeout;
-  private bytes = 0;
   private readonly onClientClose: () => void;
 
   constructor(
-    private readonly member: Member,
-    private readonly req: IncomingMessage,
+    member: Member,
+    req: IncomingMessage,
     private readonly res: ServerResponse,
     target: string,
     headers: string[],
-    private readonly body: Buffer | 'stream' | undefined,
-    private readonly bodyLimit: number,
+    private readonly body: Buffer | undefined,
     timeoutMs: number,
     private readonly resolve: (r: TryResult) => void,
   ) {
@@ -378,23 +291,7 @@ class Attempt {
   private begin(): void {
     if (this.settled) return;
     this.sent = true;
-    const body = this.body;
-    if (body === undefined) this.preq.end();
-    else if (Buffer.isBuffer(body)) this.preq.end(body);
-    else {
-      const req = this.req;
-      req.on('data', (chunk: Buffer) => this.count(chunk));
-      req.pipe(this.preq);
-      req.once('aborted', () => this.fail('reset', 'client aborted the body'));
-    }
-  }
-
-  private count(chunk: Buffer): void {
-    this.bytes += chunk.length;
-    if (this.bytes > this.bodyLimit && !this.settled) {
-      this.req.unpipe(this.preq);
-      this.settle({ kind: 'too_large' });
-      this.preq.destroy();
-    }
+    if (this.body === undefined) this.preq.end();
+    else this.preq.end(this.body);
   }
 }

@@ -8,6 +8,8 @@ const ENTRY = join(ROOT, 'services/gateway/src/main.ts');
 
 export interface GatewayProcess {
   port: number;
+  /** The admin listener (`/metrics`), on 127.0.0.1. */
+  adminPort: number;
   url: string;
   /** Every line the process wrote to stdout and stderr so far. */
   lines: string[];
@@ -23,6 +25,7 @@ export interface GatewayProcess {
  */
 export async function startGatewayProcess(env: Record<string, string>): Promise<GatewayProcess> {
   const port = Number(env.GATEWAY_PORT ?? (await freePort()));
+  const adminPort = Number(env.GATEWAY_ADMIN_PORT ?? (await freePort()));
   const child = spawn(process.execPath, ['--import', 'tsx', ENTRY], {
     cwd: ROOT,
     env: {
@@ -33,6 +36,7 @@ export async function startGatewayProcess(env: Record<string, string>): Promise<
       LOG_LEVEL: 'info',
       ...env,
       GATEWAY_PORT: String(port),
+      GATEWAY_ADMIN_PORT: String(adminPort),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -69,6 +73,7 @@ export async function startGatewayProcess(env: Record<string, string>): Promise<
   }
   return {
     port,
+    adminPort,
     url: `http://127.0.0.1:${port}`,
     lines,
     child,

@@ -1,6 +1,6 @@
 import { request } from './http';
 
-/** The value of one series on a gateway's /metrics (0 when absent). */
+/** The value of one series on a gateway's /metrics (0 when absent); `port` is the gateway's admin port. */
 export async function metricValue(port: number, name: string, labels: Record<string, string> = {}): Promise<number> {
   const r = await request(port, { path: '/metrics' });
   let total = 0;

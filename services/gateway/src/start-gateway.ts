@@ -1,0 +1,128 @@
+import pino from 'pino';
+import { clusterWorkerMetrics, createMetricsRegistry, ShutdownRegistry, type Logger } from '@bda/common';
+import { createDb } from '@bda/db';
+import { buildAdminApp, buildApp, type GatewayDeps } from './build-app';
+import type { GatewayEnv } from './env';
+import { KeyStore } from './keys/key-store';
+import { createGatewayMetrics } from './metrics';
+import { isOwnPath, proxyRequest } from './proxy/gateway-handler';
+import { InvalidKeyBudget } from './rate-limit/invalid-key-budget';
+import { createLimiter } from './startup/create-limiter';
+import { createUpstreams } from './startup/create-upstreams';
+import { serve } from './startup/serve';
+
+export interface RunningGateway {
+  port: number;
+  adminPort: number;
+  shutdown: ShutdownRegistry;
+}
+
+/**
+ * Starts one gateway process (the only one, or a cluster worker): key store, limiter, upstreams with their health
+ * checks, the public listener and the admin listener, and an ordered shutdown. Migrations have already run (main.ts
+ * runs them before any worker).
+ */
+export async function startGateway(env: GatewayEnv, logger: Logger, mode: 'single' | 'worker'): Promise<RunningGateway> {
+  const registry = createMetricsRegistry('gateway');
+  const metrics = createGatewayMetrics(registry);
+  const shutdown = new ShutdownRegistry(logger);
+  const accessLogger = createAccessLogger(env, shutdown);
+  const keys = await startKeyStore(env, logger, metrics, shutdown);
+  const limiter = await createLimiter(env, mode, logger, metrics, shutdown);
+  const upstreams = createUpstreams(env, logger, metrics, shutdown);
+
+  let ready = false;
+  const deps: GatewayDeps = {
+    config: {
+      trustProxy: env.trustProxy,
+      ipv6Prefix: env.RATE_LIMIT_IPV6_PREFIX,
+      policy: {
+        anonymousPerMinute: env.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
+        keyPerMinute: env.RATE_LIMIT_KEY_PER_MINUTE,
+        burstPerSecond: env.RATE_LIMIT_BURST_PER_SECOND,
+      },
+      nodeRoutes: env.NODE_RPC_ROUTES,
+      apiBodyLimit: env.API_BODY_LIMIT_BYTES,
+      bodyTimeoutMs: env.GATEWAY_BODY_TIMEOUT_MS,
+      rosettaLimitedStatus: env.ROSETTA_LIMITED_STATUS,
+      rosettaLimitedCode: env.ROSETTA_LIMITED_CODE,
+      accessLog: env.ACCESS_LOG,
+      cors: env.CORS_ALLOWED_ORIGINS,
+    },
+    logger,
+    accessLogger,
+    metrics,
+    registry,
+    keys,
+    invalidKeys: new InvalidKeyBudget(env.KEY_LOOKUP_FAILURES_PER_MINUTE),
+    limiter,
+    nodes: upstreams.nodes,
+    api: upstreams.api,
+    isReady: () => ready,
+    isShuttingDown: () => shutdown.isShuttingDown,
+    metricsText: mode === 'worker' ? clusterWorkerMetrics(registry, 'gateway') : undefined,
+  };
+
+  // Proxied requests skip express altogether; the gateway's own endpoints go through the app.
+  const app = buildApp(deps);
+  const proxy = proxyRequest(deps);
+  const timeouts = { headersTimeoutMs: env.GATEWAY_HEADERS_TIMEOUT_MS, bodyTimeoutMs: env.GATEWAY_BODY_TIMEOUT_MS };
+  const publicSide = await serve(
+    (req, res) => (isOwnPath(req.url ?? '/') ? app(req, res) : proxy(req, res)),
+    env.GATEWAY_PORT,
+    env.HOST,
+    timeouts,
+    shutdown,
+    'http server',
+  );
+  const admin = await serve(
+    buildAdminApp(deps),
+    env.GATEWAY_ADMIN_PORT,
+    env.GATEWAY_ADMIN_HOST,
+    timeouts,
+    shutdown,
+    'admin server',
+  );
+  shutdown.installSignalHandlers();
+  void upstreams.ready().then(() => {
+    ready = true;
+    logger.info({ nodes: upstreams.nodePool.availableCount(), apis: upstreams.apiPool.availableCount() }, 'gateway ready');
+  });
+  logger.info({ host: env.GATEWAY_ADMIN_HOST, port: admin.port }, 'gateway admin listening');
+  logger.info(
+    { port: publicSide.port, mode, redis: Boolean(env.REDIS_URL), nodes: env.NODE_RPC_URLS.length, apis: env.API_URLS.length },
+    'gateway listening',
+  );
+  return { port: publicSide.port, adminPort: admin.port, shutdown };
+}
+
+/**
+ * Access lines go through an asynchronous destination: under load, lines that pile up during one write go out together
+ * in the next (one syscall for many requests). Each write holds whole lines and at most 4096 bytes, so the lines of
+ * several workers on one pipe never interleave.
+ */
+function createAccessLogger(env: GatewayEnv, shutdown: ShutdownRegistry): Logger {
+  const accessDest = pino.destination({ dest: 1, sync: false, maxWrite: 4096 });
+  shutdown.register('database', 'access log', () => accessDest.flushSync());
+  return pino({ name: 'gateway', level: env.LOG_LEVEL }, accessDest);
+}
+
+/** The key store on its own small PostgreSQL pool, polling the key version for revocations. */
+async function startKeyStore(
+  env: GatewayEnv,
+  logger: Logger,
+  metrics: ReturnType<typeof createGatewayMetrics>,
+  shutdown: ShutdownRegistry,
+): Promise<KeyStore> {
+  const db = createDb({
+    connectionString: env.DATABASE_URL,
+    maxConnections: env.DATABASE_POOL_MAX,
+    applicationName: 'gateway',
+    logger,
+  });
+  shutdown.register('database', 'postgres', () => db.destroy());
+  const keys = new KeyStore(db, { cacheTtlMs: env.KEY_CACHE_TTL_MS, pollMs: env.KEY_REVOCATION_POLL_MS }, logger, metrics);
+  await keys.start();
+  shutdown.register('work', 'key version poll', () => keys.stop());
+  return keys;
+}
