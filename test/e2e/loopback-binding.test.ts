@@ -52,6 +52,16 @@ describe('the observer, the indexer and the api started without a host', () => {
     }
   });
 
+  it('answer without naming their framework (no X-Powered-By)', async () => {
+    for (const [name, port] of Object.entries(ports)) {
+      for (const path of ['/healthz', '/status', '/nope']) {
+        const res = await fetch(`http://127.0.0.1:${port}${path}`);
+        await res.arrayBuffer();
+        expect([name, path, res.headers.get('x-powered-by')]).toEqual([name, path, null]);
+      }
+    }
+  });
+
   it('the observer takes events from this machine (loopback is its default allow-list)', async () => {
     const res = await fetch(`http://127.0.0.1:${ports.observer}/some_new_path`, {
       method: 'POST',
