@@ -55,8 +55,11 @@ export function createHttpServer(listener: RequestListener): Server {
   return answerClientErrors(createServer(listener));
 }
 
-/** Listens and resolves with the bound port (port 0 picks a free one). An express app is a request listener. */
-export function listen(app: RequestListener, port: number, host = '0.0.0.0'): Promise<{ server: Server; port: number }> {
+/**
+ * Listens and resolves with the bound port (port 0 picks a free one). An express app is a request listener. Loopback
+ * unless a host is given: a service is reachable from elsewhere only where its configuration says so.
+ */
+export function listen(app: RequestListener, port: number, host = '127.0.0.1'): Promise<{ server: Server; port: number }> {
   return new Promise((resolve, reject) => {
     const server = createHttpServer(app).listen(port, host);
     server.once('error', reject);
