@@ -57,6 +57,11 @@ export const apiEnvSchema = z
      * those two endpoints answer the catalogued "node unavailable" error.
      */
     ROSETTA_NODE_RPC_URLS: envList.default(''),
+    /**
+     * Genesis STX allocations no node event records (a mainnet node sends none), as a rosetta-cli
+     * `bootstrap_balances` JSON file: shown as `mint` operations of the Rosetta genesis block and counted in balances.
+     */
+    ROSETTA_GENESIS_BALANCES_FILE: z.string().min(1).optional(),
     /** Timeout of each node RPC call of the Rosetta construction endpoints, ms. */
     ROSETTA_NODE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
   })
@@ -103,6 +108,7 @@ export function rosettaOptionsFromEnv(env: ApiEnv): RosettaOptions {
     network: env.ROSETTA_NETWORK,
     nodeRpcUrls: env.ROSETTA_NODE_RPC_URLS,
     nodeTimeoutMs: env.ROSETTA_NODE_TIMEOUT_MS,
+    genesisBalancesFile: env.ROSETTA_GENESIS_BALANCES_FILE,
   };
 }
 

@@ -26,7 +26,8 @@ import {
  * - committed STX events: transfers (`token_transfer`, a debit and a credit), mints (`mint`, genesis allocations
  *   included), burns (`burn`), locks (`stx_lock`: the newly locked amount moves from the account to its `stacked`
  *   sub-account; a lock that replaces a still-effective one moves only the difference);
- * - block-level changes (a pseudo-transaction identified by the block's hash, first in the block): matured miner
+ * - block-level changes (a pseudo-transaction identified by the block's hash, first in the block): genesis allocations
+ *   no node event records (`mint`, genesis block only, see `datastore/rosetta-genesis-balances.ts`), matured miner
  *   rewards (`miner_reward`) and locks expiring at the block's burn height (`stx_unlock`, back from `stacked`).
  * A transaction's own operation (its type, status from its result, sender in metadata) carries no account and no
  * amount, except a failed
@@ -181,8 +182,23 @@ function txOperations(
   return ops.list;
 }
 
-function blockLevelOperations(block: DbRosettaBlock, rewards: DbRosettaMinerReward[]): OperationResponse[] {
+function blockLevelOperations(
+  block: DbRosettaBlock,
+  rewards: DbRosettaMinerReward[],
+  genesisBalances: ReadonlyMap<string, bigint>,
+): OperationResponse[] {
   const ops = new Ops();
+  if (block.block_height === block.genesis_block_height) {
+    for (const [address, value] of genesisBalances) {
+      ops.add({
+        type: 'mint',
+        status: SUCCESS,
+        account: account(address),
+        amount: amount(value.toString()),
+        metadata: { genesis_allocation: true },
+      });
+    }
+  }
   for (const r of rewards) {
     ops.add({ type: 'miner_reward', status: SUCCESS, account: account(r.recipient), amount: amount(r.amount) });
   }
@@ -213,9 +229,12 @@ export function blockTimestampMs(block: { block_time: string | null; burn_block_
 }
 
 /** The Rosetta transactions of a block: its block-level pseudo-transaction (when it has operations) first. */
-export function toRosettaTransactions(block: DbRosettaBlock): TransactionResponse[] {
+export function toRosettaTransactions(
+  block: DbRosettaBlock,
+  genesisBalances: ReadonlyMap<string, bigint>,
+): TransactionResponse[] {
   const out: TransactionResponse[] = [];
-  const blockOps = blockLevelOperations(block, block.rewards);
+  const blockOps = blockLevelOperations(block, block.rewards, genesisBalances);
   if (blockOps.length > 0) {
     out.push({
       transaction_identifier: { hash: block.index_block_hash },
@@ -245,7 +264,7 @@ export function toRosettaTransactions(block: DbRosettaBlock): TransactionRespons
   return out;
 }
 
-export function toRosettaBlock(block: DbRosettaBlock): BlockResponse {
+export function toRosettaBlock(block: DbRosettaBlock, genesisBalances: ReadonlyMap<string, bigint>): BlockResponse {
   const isGenesis = block.block_height === block.genesis_block_height;
   const id = { index: block.block_height, hash: block.index_block_hash };
   return {
@@ -253,7 +272,7 @@ export function toRosettaBlock(block: DbRosettaBlock): BlockResponse {
     // The genesis block is its own parent (Rosetta's convention: its parent is not served).
     parent_block_identifier: isGenesis ? id : { index: block.block_height - 1, hash: block.parent_index_block_hash },
     timestamp: blockTimestampMs(block),
-    transactions: toRosettaTransactions(block),
+    transactions: toRosettaTransactions(block, genesisBalances),
     metadata: { burn_block_height: block.burn_block_height },
   };
 }

@@ -26,7 +26,7 @@ export function rosettaAccountRoutes(ctx: RosettaContext): RosettaRoutes {
       if (index !== undefined && row.block_height !== index) {
         throw new RosettaError('blockIdentifierMismatch', { index, hash: row.index_block_hash, block_index: row.block_height });
       }
-      return toAccountBalanceResponse(row, sub ? STACKED_SUB_ACCOUNT : undefined);
+      return toAccountBalanceResponse(row, sub ? STACKED_SUB_ACCOUNT : undefined, ctx.genesisBalances.get(address) ?? 0n);
     },
   };
 }

@@ -23,7 +23,7 @@ export function rosettaBlockRoutes(ctx: RosettaContext): RosettaRoutes {
       ctx.requireOnline();
       await checkNetwork(ctx, body);
       const row = await block(optionalObject(body, 'block_identifier') ?? {}, 'block_identifier');
-      return { block: toRosettaBlock(row) };
+      return { block: toRosettaBlock(row, ctx.genesisBalances) };
     },
     '/block/transaction': async (body) => {
       ctx.requireOnline();
@@ -34,7 +34,7 @@ export function rosettaBlockRoutes(ctx: RosettaContext): RosettaRoutes {
       if (blockId['hash'] === undefined)
         throw new RosettaError('invalidRequest', { field: 'block_identifier.hash', reason: 'required' });
       const row = await block(blockId, 'block_identifier');
-      const tx = toRosettaTransactions(row).find((t) => t.transaction_identifier.hash === hash);
+      const tx = toRosettaTransactions(row, ctx.genesisBalances).find((t) => t.transaction_identifier.hash === hash);
       if (!tx) throw new RosettaError('transactionNotFound', { hash, block_hash: row.index_block_hash });
       return { transaction: tx };
     },

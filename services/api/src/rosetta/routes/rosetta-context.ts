@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { RosettaError } from '../mappers/rosetta-errors';
+import { loadGenesisBalances } from '../datastore/rosetta-genesis-balances';
 import { getRosettaChainState } from '../datastore/rosetta-network';
 
 /** The api's Rosetta settings (`ROSETTA_*` of `env.ts`). */
@@ -12,6 +13,8 @@ export interface RosettaOptions {
   /** Stacks node RPC base URLs for `/construction/metadata` and `/construction/submit`, tried in order. */
   nodeRpcUrls: string[];
   nodeTimeoutMs: number;
+  /** Genesis allocations no node event records (`datastore/rosetta-genesis-balances.ts`). */
+  genesisBalancesFile?: string;
 }
 
 export const DEFAULT_ROSETTA_OPTIONS: RosettaOptions = { offline: false, network: 'auto', nodeRpcUrls: [], nodeTimeoutMs: 5_000 };
@@ -22,6 +25,8 @@ export interface RosettaContext {
   options: RosettaOptions;
   /** `mainnet` or `testnet`: configured, or read once from the chain (throws `notReady` while nothing is indexed). */
   network(): Promise<'mainnet' | 'testnet'>;
+  /** Genesis allocations by address (empty without a file). */
+  genesisBalances: ReadonlyMap<string, bigint>;
   /** Throws the catalogued `offline` error in offline mode (every endpoint that reads the database or a node). */
   requireOnline(): void;
 }
@@ -30,6 +35,7 @@ export function createRosettaContext(db: Knex, logger: Logger, options: RosettaO
   let known: 'mainnet' | 'testnet' | null = options.network === 'auto' ? null : options.network;
   return {
     db,
+    genesisBalances: options.genesisBalancesFile ? loadGenesisBalances(options.genesisBalancesFile) : new Map(),
     logger,
     options,
     async network() {
