@@ -43,6 +43,8 @@ it('stops every service when the process that started it dies without passing on
       KAFKA_BROKERS: '',
       LOG_LEVEL: 'warn',
       GATEWAY_PORT: String(gateway),
+      // The gateway's admin listener on any free port (its default, 3998, is one per host).
+      GATEWAY_ADMIN_PORT: '0',
       OBSERVER_PORT: String(observer),
       API_PORT: String(api),
       INDEXER_PORT: String(indexer),
