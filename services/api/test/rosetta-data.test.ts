@@ -1,14 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { replayEvents } from '../../../scripts/lib/replay-events';
-import { EXPECTED_TIPS, loadFixture } from '../../../test/support/fixtures';
-import { startSystem } from '../../../test/support/start-system';
-import type { TestSystem } from '../../../test/support/test-system';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runCheckData } from './support/rosetta-cli';
 import { fixtureLedger } from './support/rosetta-fixture-ledger';
 import { rosettaPost } from './support/rosetta-schemas';
+import { FIXTURE_TIPS, loadRecordedEvents, startRosettaSystem, type RosettaSystem } from './support/rosetta-system';
 
 const NETWORKS: Record<string, 'mainnet' | 'testnet'> = {
   'mocknet.tsv': 'testnet',
@@ -31,8 +28,8 @@ function accountKey(op: Op): string {
 describe.each(Object.keys(NETWORKS))('Rosetta Data API over the replayed %s', (file) => {
   const network = NETWORKS[file]!;
   const networkId = { blockchain: 'stacks', network };
-  const tip = EXPECTED_TIPS[file]!;
-  let sys: TestSystem;
+  const tip = FIXTURE_TIPS[file]!;
+  let sys: RosettaSystem;
   let dir: string;
   /**
    * A mainnet node sends no event for the genesis allocations (the recorded mainnet blocks start with transfers and
@@ -61,9 +58,7 @@ describe.each(Object.keys(NETWORKS))('Rosetta Data API over the replayed %s', (f
       );
       env['ROSETTA_GENESIS_BALANCES_FILE'] = genesisFile;
     }
-    sys = await startSystem('postgres', ['indexer', 'observer', 'api'], env);
-    await replayEvents(loadFixture(file), { observerUrl: sys.observerUrl, maxRetryMs: 30_000 });
-    await sys.waitForCaughtUp();
+    sys = await startRosettaSystem(inject('databaseUrl'), file, env);
   });
   afterAll(async () => {
     await sys?.stop();
@@ -175,7 +170,7 @@ describe.each(Object.keys(NETWORKS))('Rosetta Data API over the replayed %s', (f
   it('serves no block a reorg removed, and refuses index and hash that disagree', async () => {
     const ledger = fixtureLedger(file);
     const canonical = new Set(ledger.canonical.map((b) => b.index_block_hash));
-    const orphans = loadFixture(file)
+    const orphans = loadRecordedEvents(file)
       .filter((e) => e.path === '/new_block')
       .map((e) => JSON.parse(e.body) as { index_block_hash: string; block_height: number })
       .filter((b) => !canonical.has(b.index_block_hash));

@@ -6,7 +6,7 @@
  * balances the node never sent (mainnet).
  */
 import { decodeTransaction } from '@bda/stacks-codec';
-import { EXPECTED_TIPS, loadFixture } from '../../../../test/support/fixtures';
+import { FIXTURE_TIPS, loadRecordedEvents } from './rosetta-system';
 
 interface NodeBlock {
   block_height: number;
@@ -41,15 +41,14 @@ export function fixtureLedger(
   genesis: ReadonlyMap<string, bigint> = new Map(),
   upToHeight = Number.MAX_SAFE_INTEGER,
 ): FixtureLedger {
-  const blocks = loadFixture(file)
+  const blocks = loadRecordedEvents(file)
     .filter((e) => e.path === '/new_block')
     .map((e) => JSON.parse(e.body) as NodeBlock);
   // A block the node sent twice counts once, as first received (as the indexer applies it).
   const byHash = new Map<string, NodeBlock>();
   for (const b of blocks) if (!byHash.has(b.index_block_hash)) byHash.set(b.index_block_hash, b);
   const canonical: NodeBlock[] = [];
-  for (let b = byHash.get(EXPECTED_TIPS[file]!.indexBlockHash); b; b = byHash.get(b.parent_index_block_hash))
-    canonical.unshift(b);
+  for (let b = byHash.get(FIXTURE_TIPS[file]!.indexBlockHash); b; b = byHash.get(b.parent_index_block_hash)) canonical.unshift(b);
 
   const total = new Map(genesis);
   const lockedBy = new Map<string, { amount: bigint; unlock: bigint }>();
