@@ -8,9 +8,12 @@
  * rate it starts a fresh system (new database, new topics, the services started cold) and prints the lag's p50, p99
  * and maximum, how many blocks took more than a second, the p50 of the first and the last quarter of the blocks (a
  * lag that grows from one to the other is a rate the system does not keep up with), and the rate the posting kept.
+ * `--rounds` rounds alternate the rates (each round starts one rate further along); the summary gives each figure's
+ * median with its spread (min–max). Every run must end with no dead letter and the chain's last block as the tip,
+ * else the bench exits 1 without a summary.
  *
- *   npx tsx bench/ingest/sustained.ts [--rates 25,50,100,150] [--seconds 8] [--txs 50] [--mempool] [--poll-ms 5] [--bus kafka|postgres]
- *                                     [--warm-up 20000] [--sources]
+ *   npx tsx bench/ingest/sustained.ts [--rates 25,50,100,150] [--seconds 8] [--rounds 3] [--txs 50] [--mempool] [--poll-ms 5]
+ *                                     [--bus kafka|postgres] [--warm-up 20000] [--sources]
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -18,6 +21,8 @@ import { startKafka, startPostgres } from '@bda/test-support';
 import { EventPoster } from '../../scripts/lib/event-poster';
 import { ROOT } from '../../scripts/lib/service-process';
 import { TestSystem } from '../../test/support/test-system';
+import { BenchInvalidError, formatSpread } from '../spread';
+import { checkIngested, expectedTip } from './check-ingested';
 import { fixtureTransferPool, generateChain } from './generate-chain';
 import { useBuiltServices } from './built-services';
 import { warmBroker } from './warm-broker';
@@ -29,6 +34,8 @@ const { values } = parseArgs({
     rates: { type: 'string', default: '25,50,100,150' },
     /** How long to post at each rate. */
     seconds: { type: 'string', default: '8' },
+    /** Rounds over the rates (alternating order); the summary gives the median and the spread. */
+    rounds: { type: 'string', default: '3' },
     /** STX transfers a block. */
     txs: { type: 'string', default: '50' },
     /** How often the watching client asks the api for the tip. */
@@ -40,6 +47,7 @@ const { values } = parseArgs({
     'warm-up': { type: 'string', default: '20000' },
     /** Run the services from their TypeScript sources through tsx instead of the built bundles `make start` runs. */
     sources: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
   },
 });
 
@@ -128,6 +136,7 @@ async function measure(rate: number, bus: 'kafka' | 'postgres', serverUrl: strin
         throw new Error('the tip did not reach the last block within 10 minutes');
       }),
     ]);
+    await checkIngested(sys.db, expectedTip(chain));
     const inOrder = posted.map((p, i) => visible[i]! - p);
     const lags = [...inOrder].sort((a, b) => a - b);
     const quarter = Math.max(1, Math.floor(blocks / 4));
@@ -153,43 +162,78 @@ async function measure(rate: number, bus: 'kafka' | 'postgres', serverUrl: strin
   }
 }
 
-function print(results: RateResult[]): void {
-  const ms = (x: number) => `${x.toFixed(0)} ms`.padStart(9);
+function printRun(r: RateResult): void {
+  const ms = (x: number) => `${x.toFixed(0)} ms`;
   console.log(
-    `\n${'rate'.padEnd(10)}${'blocks'.padStart(7)}${'kept'.padStart(9)}${'lag p50'.padStart(10)}${'lag p99'.padStart(10)}${'lag max'.padStart(10)}${'> 1 s'.padStart(8)}${'p50 first ¼ → last ¼'.padStart(24)}`,
+    `  ${r.rate}/s: ${r.blocks} blocks, kept ${r.keptRate.toFixed(1)}/s, lag p50 ${ms(r.p50)}, p99 ${ms(r.p99)}, max ${ms(r.max)}, ` +
+      `${r.overOneSecond} over 1 s, p50 first ¼ ${ms(r.firstQuarterP50)} → last ¼ ${ms(r.lastQuarterP50)}`,
   );
-  for (const r of results) {
+}
+
+/** The median (min–max) of each rate's runs. */
+function printSummary(results: RateResult[], rounds: number): void {
+  const byRate = new Map<number, RateResult[]>();
+  for (const r of results) byRate.set(r.rate, [...(byRate.get(r.rate) ?? []), r]);
+  console.log(
+    `\n${new Date().toISOString()}: median (min–max) of ${rounds} alternating round(s); every run ended with no dead letter and the expected tip`,
+  );
+  console.log(
+    '| rate (blocks/s) | rate kept | lag p50 ms | lag p99 ms | lag max ms | over 1 s | p50 first ¼ ms | p50 last ¼ ms |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const [rate, rs] of [...byRate].sort((a, b) => a[0] - b[0])) {
+    const f = (pick: (r: RateResult) => number, digits = 0) => formatSpread(rs.map(pick), digits);
     console.log(
-      `${`${r.rate}/s`.padEnd(10)}${String(r.blocks).padStart(7)}${`${r.keptRate.toFixed(1)}/s`.padStart(9)} ${ms(r.p50)} ${ms(r.p99)} ${ms(r.max)}${String(r.overOneSecond).padStart(8)}${`${ms(r.firstQuarterP50)} → ${ms(r.lastQuarterP50).trim()}`.padStart(24)}`,
+      `| ${rate} | ${f((r) => r.keptRate, 1)} | ${f((r) => r.p50)} | ${f((r) => r.p99)} | ${f((r) => r.max)} | ` +
+        `${f((r) => r.overOneSecond)} of ${rs[0]!.blocks} | ${f((r) => r.firstQuarterP50)} | ${f((r) => r.lastQuarterP50)} |`,
     );
   }
-  const fresh = results.filter((r) => r.max <= 1000 && r.keptRate >= r.rate * 0.95);
+  const fresh = [...byRate].filter(([rate, rs]) => rs.every((r) => r.max <= 1000 && r.keptRate >= rate * 0.95));
   console.log(
     fresh.length > 0
-      ? `\nevery block visible within 1 s of its POST up to ${Math.max(...fresh.map((r) => r.rate))} blocks/s of ${values.txs} transfers`
-      : `\nno rate kept every block within 1 s of its POST`,
+      ? `\nevery block of every run visible within 1 s of its POST up to ${Math.max(...fresh.map(([rate]) => rate))} blocks/s of ${values.txs} transfers`
+      : `\nno rate kept every block within 1 s of its POST in every run`,
   );
 }
 
 async function main(): Promise<void> {
+  if (values.help) {
+    console.log(
+      'npx tsx bench/ingest/sustained.ts [--rates 25,50,100,150] [--seconds 8] [--rounds 3] [--txs 50] [--mempool] [--poll-ms 5] [--bus kafka|postgres] [--warm-up 20000] [--sources]',
+    );
+    return;
+  }
   const bus = values.bus as 'kafka' | 'postgres';
   const rates = values.rates!.split(',').map(Number);
+  const rounds = Number(values.rounds);
   const tmp = join(ROOT, '.tmp', `bench-sustained-${process.pid}`);
   console.log(`measuring ${await useBuiltServices(tmp, values.sources!)}`);
   const pg = await startPostgres({ dataDir: join(tmp, 'pg'), fresh: true });
   const kafka = bus === 'kafka' ? await startKafka({ dataDir: join(tmp, 'kafka'), fresh: true }) : null;
   const results: RateResult[] = [];
+  let failed = false;
   try {
     if (kafka) await warmBroker(kafka.brokers, Number(values['warm-up']));
-    for (const rate of rates) {
-      results.push(await measure(rate, bus, pg.url, kafka?.brokers ?? ''));
-      print(results);
+    for (let round = 0; round < rounds; round++) {
+      // Alternating: each round starts one rate further along.
+      const order = rates.map((_, i) => rates[(i + round) % rates.length]!);
+      console.log(`round ${round + 1}/${rounds}: ${order.join(', ')} blocks/s`);
+      for (const rate of order) {
+        const r = await measure(rate, bus, pg.url, kafka?.brokers ?? '');
+        results.push(r);
+        printRun(r);
+      }
     }
+    printSummary(results, rounds);
+  } catch (err) {
+    failed = true;
+    console.error(err instanceof BenchInvalidError ? err.message : err);
   } finally {
     await kafka?.stop();
     await pg.stop();
     removeBenchDir(tmp);
   }
+  if (failed) process.exit(1);
 }
 
 main().catch((err: unknown) => {

@@ -29,8 +29,8 @@ import { join } from 'node:path';
 import { freePort, startPostgres, startRedis, createTestDatabase } from '@bda/test-support';
 import { createDb } from '@bda/db';
 import { BenchInvalidError, formatSpread, spread } from '../spread';
-import { migrateToLatest } from '../../services/gateway/src/db/migrate';
-import { createKey } from '../../services/gateway/src/keys/key-repository';
+import { migrateToLatest } from '@bda/gateway';
+import { createKey } from '@bda/gateway';
 
 const ROOT = join(import.meta.dirname, '../..');
 const TMP = join(ROOT, '.tmp', `bench-proxy-${process.pid}`);
@@ -166,14 +166,24 @@ function httpGetText(url: string): Promise<string> {
   });
 }
 
-async function startGateway(env: Record<string, string>): Promise<{ port: number; child: ChildProcess }> {
+async function startGateway(env: Record<string, string>): Promise<{ port: number; adminPort: number; child: ChildProcess }> {
   const port = await freePort();
+  // The admin listener (`/metrics`) of each gateway on a port of its own (its default, 3998, would be shared).
+  let adminPort = await freePort();
+  while (adminPort === port) adminPort = await freePort();
   // The gateway's log (access lines included, as in production) goes to a file, shown if it fails to start.
   const log = join(TMP, `gateway-${port}.log`);
   const child = spawnChild(
     process.execPath,
     ['--import', 'tsx', join(ROOT, 'services/gateway/src/main.ts')],
-    { GATEWAY_PORT: String(port), HOST: '127.0.0.1', GATEWAY_WORKERS: String(WORKERS), LOG_LEVEL: 'info', ...env },
+    {
+      GATEWAY_PORT: String(port),
+      GATEWAY_ADMIN_PORT: String(adminPort),
+      HOST: '127.0.0.1',
+      GATEWAY_WORKERS: String(WORKERS),
+      LOG_LEVEL: 'info',
+      ...env,
+    },
     log,
   );
   try {
@@ -182,7 +192,7 @@ async function startGateway(env: Record<string, string>): Promise<{ port: number
     console.error(readFileSync(log, 'utf8').split('\n').slice(-20).join('\n'));
     throw err;
   }
-  return { port, child };
+  return { port, adminPort, child };
 }
 
 function nginxConfig(dir: string, port: number, upstreamPort: number): string {
@@ -259,7 +269,7 @@ async function main(): Promise<void> {
     API_HEALTH_PATH: '',
     NODE_RPC_ROUTES: 'GET /v2/info',
   };
-  const targets: Array<{ name: string; url: string; procs: number; headers: string[]; port?: number }> = [
+  const targets: Array<{ name: string; url: string; procs: number; headers: string[]; port?: number; adminPort?: number }> = [
     // direct and nginx are the baselines of the ratios: always measured.
     { name: 'direct', url: `http://127.0.0.1:${stubPort}/v2/info`, procs: 1, headers: [] },
     { name: 'nginx', url: `http://127.0.0.1:${nginxPort}/v2/info`, procs: WORKERS, headers: [] },
@@ -271,7 +281,14 @@ async function main(): Promise<void> {
   ] as Array<[string, Record<string, string>, string[]]>) {
     if (!TARGETS.has(name)) continue;
     const gw = await startGateway({ ...common, ...env });
-    targets.push({ name, url: `http://127.0.0.1:${gw.port}/v2/info`, procs: WORKERS, headers, port: gw.port });
+    targets.push({
+      name,
+      url: `http://127.0.0.1:${gw.port}/v2/info`,
+      procs: WORKERS,
+      headers,
+      port: gw.port,
+      adminPort: gw.adminPort,
+    });
   }
   for (const t of targets) await checkAnswer(t.name, t.url, t.headers);
   const rounds = new Map<string, Result[]>();
@@ -294,7 +311,10 @@ async function main(): Promise<void> {
   for (const t of targets) {
     if (!t.port) continue;
     // A fresh connection: one kept alive since the gateway's start may have been closed by it meanwhile (EPIPE).
-    const metrics = await httpGetText(`http://127.0.0.1:${t.port}/metrics`);
+    // On the admin listener where the gateway has one, else (older gateways) on its public port.
+    const metrics = await httpGetText(`http://127.0.0.1:${t.adminPort}/metrics`).catch(() =>
+      httpGetText(`http://127.0.0.1:${t.port}/metrics`),
+    );
     const fallback = /^gateway_ratelimit_fallback_decisions_total\S* (\d+)/m.exec(metrics)?.[1];
     // A decision the local limiter took instead of Redis is not the work gateway+redis claims to measure.
     if (fallback && fallback !== '0')

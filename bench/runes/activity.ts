@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createDb, migrateLatest } from '@bda/db';
 import { createTestDatabase, freePorts, startPostgres, startRedis } from '@bda/test-support';
-import { createKey } from '../../services/gateway/src/keys/key-repository';
+import { createKey } from '@bda/gateway';
 import { hasWrk, httpLoad, type Load } from '../http-load';
 import { startService, stopService, waitForHttp, type ServiceProcess } from '../../scripts/lib/service-process';
 
@@ -123,19 +123,27 @@ async function main(): Promise<void> {
       console.log(`no Redis (${(err as Error).message.split('\n')[0]}): the as-deployed gateway limits in memory`);
     }
 
-    const [apiPort, leanPort, deployedPort] = (await freePorts(3)) as [number, number, number];
+    const [apiPort, leanPort, deployedPort, leanAdminPort, deployedAdminPort] = (await freePorts(5)) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
     const quiet = () => {};
     const common = { DATABASE_URL: databaseUrl, KAFKA_BROKERS: '', REDIS_URL: undefined };
     procs.push(
       startService('api', { ...common, LOG_LEVEL: 'info', API_PORT: String(apiPort), API_HOST: '127.0.0.1', API_WORKERS }, quiet),
     );
     await waitForHttp(`http://127.0.0.1:${apiPort}/readyz`);
-    const gateway = (port: number, env: Record<string, string | undefined>) =>
+    // Each gateway's admin listener (`/metrics`) on a port of its own: its default would be shared by the two.
+    const gateway = (port: number, adminPort: number, env: Record<string, string | undefined>) =>
       startService(
         'gateway',
         {
           ...common,
           GATEWAY_PORT: String(port),
+          GATEWAY_ADMIN_PORT: String(adminPort),
           HOST: '127.0.0.1',
           GATEWAY_WORKERS: '1',
           API_URLS: `http://127.0.0.1:${apiPort}`,
@@ -144,9 +152,16 @@ async function main(): Promise<void> {
         },
         quiet,
       );
-    procs.push(gateway(leanPort, { LOG_LEVEL: 'warn', RATE_LIMIT_ENABLED: 'false', ACCESS_LOG: 'false' }));
+    procs.push(gateway(leanPort, leanAdminPort, { LOG_LEVEL: 'warn', RATE_LIMIT_ENABLED: 'false', ACCESS_LOG: 'false' }));
     await waitForHttp(`http://127.0.0.1:${leanPort}/healthz`);
-    procs.push(gateway(deployedPort, { LOG_LEVEL: 'info', RATE_LIMIT_ENABLED: 'true', ACCESS_LOG: 'true', REDIS_URL: redisUrl }));
+    procs.push(
+      gateway(deployedPort, deployedAdminPort, {
+        LOG_LEVEL: 'info',
+        RATE_LIMIT_ENABLED: 'true',
+        ACCESS_LOG: 'true',
+        REDIS_URL: redisUrl,
+      }),
+    );
     await waitForHttp(`http://127.0.0.1:${deployedPort}/healthz`);
     // The gateway has migrated its schema by now: a key whose own limits the benchmark never reaches.
     const keysDb = createDb({ connectionString: databaseUrl, maxConnections: 1 });

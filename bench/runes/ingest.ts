@@ -2,7 +2,9 @@
  * Rune ledger ingestion benchmark (not a test): blocks full of runestone transactions (etchings, mints, edicts of
  * every kind, pointers, cenotaphs, P2PK and OP_RETURN outputs, in-block spends) applied the way the indexer applies
  * the `bitcoin.blocks` topic — envelope, parse, prefetch, execute, persist, one transaction per block — then a reorg
- * that rolls blocks back. Prints tx/s, activity rows/s and per-block times.
+ * that rolls blocks back. Prints tx/s, activity rows/s and per-block times. The run must end with no dead letter and
+ * the rune ledger's tip on the expected block (the last generated block before the reorg, the branch's last after),
+ * else the bench exits 1 without figures.
  *
  *   npx tsx bench/runes/ingest.ts
  *   env: BENCH_BLOCKS=20 BENCH_TXS=2000 DATABASE_URL=<server url> (default: an embedded PostgreSQL under .tmp/)
@@ -12,16 +14,29 @@ import { join } from 'node:path';
 import { encodeEnvelope, type BusRecord } from '@bda/bus';
 import { createLogger, createMetricsRegistry } from '@bda/common';
 import { createDb, migrateLatest } from '@bda/db';
-import type { BuiltBlock } from '@bda/runes/src/testing/bitcoin-block-builder';
-import { RuneBlockGenerator } from '@bda/runes/src/testing/random-rune-blocks';
+import type { BuiltBlock } from '@bda/runes/testing';
+import { RuneBlockGenerator } from '@bda/runes/testing';
 import { createTestDatabase, startPostgres } from '@bda/test-support';
-import { MessageApplier } from '../../services/indexer/src/message-applier';
-import { bitcoinBlockHandler } from '../../services/indexer/src/runes/bitcoin-block-handler';
+import type { Knex } from 'knex';
+import { BenchInvalidError } from '../spread';
+import { MessageApplier } from '@bda/indexer';
+import { bitcoinBlockHandler } from '@bda/indexer';
 
 const ROOT = join(import.meta.dirname, '../..');
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 20);
 const TXS = Number(process.env.BENCH_TXS ?? 2000);
 const WARMUP = 3;
+
+/** Fails unless the rune ledger's newest block is `want` (hashes compared without their 0x, in any case). */
+async function checkTip(db: Knex, want: BuiltBlock, when: string): Promise<void> {
+  const tip = (await db('rune_blocks').orderBy('block_height', 'desc').first('block_height', 'block_hash')) as
+    { block_height: number; block_hash: string } | undefined;
+  const bare = (h: string) => h.replace(/^0x/, '').toLowerCase();
+  if (Number(tip?.block_height) !== want.height || bare(tip!.block_hash) !== bare(want.hash))
+    throw new BenchInvalidError(
+      `${when}: rune ledger tip ${tip ? `${tip.block_height} ${tip.block_hash}` : 'none'}, expected ${want.height} ${want.hash}`,
+    );
+}
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
@@ -78,6 +93,7 @@ async function main(): Promise<void> {
       times.push(Number(process.hrtime.bigint() - t0) / 1e6);
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    await checkTip(db, blocks.at(-1)!, 'after the blocks');
     const rows = Number((await db('rune_activity').count({ n: '*' }))[0]!.n) - before;
     const txs = BLOCKS * TXS;
     const mb = blocks.reduce((n, b) => n + b.hex.length / 2, 0) / BLOCKS / 1e6;
@@ -88,6 +104,8 @@ async function main(): Promise<void> {
     const reorgMs = Number(process.hrtime.bigint() - r0) / 1e6;
     for (const b of branch.slice(1)) await apply(b);
     const dead = Number((await db('dead_letters').count({ n: '*' }))[0]!.n);
+    if (dead > 0) throw new BenchInvalidError(`${dead} message(s) dead-lettered`);
+    await checkTip(db, branch.at(-1)!, 'after the reorg');
 
     const sorted = [...times].sort((a, b) => a - b);
     console.log('');
@@ -111,6 +129,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(err);
+  console.error(err instanceof BenchInvalidError ? err.message : err);
   process.exit(1);
 });
