@@ -60,7 +60,7 @@ async function main(): Promise<void> {
 
   const start = async (p: ServiceProcess, healthUrl: string) => {
     procs.push(p);
-    p.exited.then((code) => {
+    void p.exited.then((code) => {
       if (!stopping) {
         console.error(`${p.name} exited unexpectedly (code ${code}); stopping everything`);
         void stopAll(1);

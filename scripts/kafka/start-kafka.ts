@@ -7,7 +7,7 @@
  */
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
-import { startKafka } from '../../libs/test-support/src/kafka-broker';
+import { startKafka } from '@bda/test-support';
 
 const { values } = parseArgs({
   options: {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadObserverEnv, parseRecordedTime } from '@bda/observer';
-import { runImportCommand } from '../../services/observer/src/cli/import';
+import { runImportCommand } from '@bda/observer';
 import { replayEvents } from '../../scripts/lib/replay-events';
 import { ROOT } from '../../scripts/lib/service-process';
 import { EXPECTED_TIPS, fixturePath, loadFixture } from '../support/fixtures';

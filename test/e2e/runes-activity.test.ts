@@ -16,8 +16,8 @@ import {
   p2pkScript,
   p2trScript,
   p2wpkhScript,
-} from '@bda/runes/src/testing/bitcoin-block-builder';
-import { fetchRunes, validatedRunesResponses } from '../../services/api/test/runes-schemas';
+} from '@bda/runes/testing';
+import { fetchRunes, validatedRunesResponses } from '@bda/api/testing';
 import { TestSystem } from '../support/test-system';
 
 /**

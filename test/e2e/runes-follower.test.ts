@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { BuiltBlock } from '@bda/runes/src/testing/bitcoin-block-builder';
-import { RuneBlockGenerator } from '@bda/runes/src/testing/random-rune-blocks';
-import { fetchRunes } from '../../services/api/test/runes-schemas';
-import { ledgerInvariantViolations } from '../../services/indexer/test/runes-support';
+import type { BuiltBlock } from '@bda/runes/testing';
+import { RuneBlockGenerator } from '@bda/runes/testing';
+import { fetchRunes } from '@bda/api/testing';
+import { ledgerInvariantViolations } from '@bda/indexer/testing';
 import { TestSystem } from '../support/test-system';
 
 /** A bitcoind double: JSON-RPC getblockcount / getblockhash / getblock <hash> 0 / getblockheader over `chain`. */

@@ -6,7 +6,7 @@ import { closeServer, createLogger, errorMiddleware, listen, notFoundHandler } f
 import { createDb, migrateLatest, RUNE_OPERATIONS, type RuneOperationName } from '@bda/db';
 import { GENESIS_RUNE, parseSpacedRune, U128_MAX, U64_MAX } from '@bda/runes';
 import { createTestDatabase } from '@bda/test-support';
-import { fetchRunes } from './runes-schemas';
+import { fetchRunes } from '@bda/api/testing';
 import { createRunesDb, knexRunesDb, runesRouter, type RunesDb } from '../src/runes';
 import { startApi } from './support/api-harness';
 import { type SeedRow, seedLedger } from './runes-seed';

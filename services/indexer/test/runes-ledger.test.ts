@@ -3,12 +3,12 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createMetricsRegistry } from '@bda/common';
 import { encodeEnvelope, type BusRecord } from '@bda/bus';
 import { GENESIS_RUNE, RunestoneBuilder, parseBitcoinBlock } from '@bda/runes';
-import { BitcoinBlockBuilder, type BuiltBlock, p2trScript } from '@bda/runes/src/testing/bitcoin-block-builder';
-import { RuneBlockGenerator } from '@bda/runes/src/testing/random-rune-blocks';
+import { BitcoinBlockBuilder, type BuiltBlock, p2trScript } from '@bda/runes/testing';
+import { RuneBlockGenerator } from '@bda/runes/testing';
 import { PoisonMessageError } from '../src/apply-error';
 import { MessageApplier } from '../src/message-applier';
 import { applyBitcoinBlock, bitcoinBlockHandler } from '../src/runes/bitcoin-block-handler';
-import { applyBlocks, ledgerDb, ledgerInvariantViolations, runeChecksums, silentLogger } from './runes-support';
+import { applyBlocks, ledgerDb, ledgerInvariantViolations, runeChecksums, silentLogger } from '@bda/indexer/testing';
 
 const TXS = 40;
 

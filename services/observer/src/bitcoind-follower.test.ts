@@ -11,7 +11,7 @@ import {
   type OutgoingMessage,
 } from '@bda/bus';
 import { createLogger } from '@bda/common';
-import { BitcoinBlockBuilder, type BuiltBlock } from '@bda/runes/src/testing/bitcoin-block-builder';
+import { BitcoinBlockBuilder, type BuiltBlock } from '@bda/runes/testing';
 import { BitcoindBehindError, BitcoindFollower, type BitcoindFollowerOptions } from './bitcoind-follower';
 
 /**

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 
-export const RUNES_SCHEMAS_DIR = resolve(import.meta.dirname, '../../../schemas/runes');
+export const RUNES_SCHEMAS_DIR = resolve(import.meta.dirname, '../../../../schemas/runes');
 const BASE = 'https://schemas.bda.invalid/runes/';
 
 type Json = Record<string, unknown>;

@@ -2,9 +2,9 @@ import type { Knex } from 'knex';
 import { createLogger } from '@bda/common';
 import { createDb, migrateLatest } from '@bda/db';
 import { type Network, parseBitcoinBlock } from '@bda/runes';
-import type { BuiltBlock } from '@bda/runes/src/testing/bitcoin-block-builder';
+import type { BuiltBlock } from '@bda/runes/testing';
 import { createTestDatabase } from '@bda/test-support';
-import { applyBitcoinBlock, type RuneBlockOutcome } from '../src/runes/bitcoin-block-handler';
+import { applyBitcoinBlock, type RuneBlockOutcome } from '../runes/bitcoin-block-handler';
 
 export const RUNE_TABLES = [
   'rune_blocks',
