@@ -652,7 +652,7 @@ describe('BNS names from the chain', () => {
       ['/v1/names/al%20ice.app', '/v1/names/{name}', 400, 'Invalid name or subdomain'],
       ['/v1/names/nobody.app', '/v1/names/{name}', 404, 'cannot find name nobody.app'],
       ['/v1/names/nobody.app/zonefile', '/v1/names/{name}/zonefile', 404, 'No such name or zonefile does not exist'],
-      ['/v1/names/alice.app/zonefile/xyz', '/v1/names/{name}/zonefile/{zonefile_hash}', 404, 'No such name or zonefile'],
+      ['/v1/names/alice.app/zonefile/xyz', '/v1/names/{name}/zonefile/{zonefile_hash}', 400, 'Invalid zonefile hash'],
       ['/v1/addresses/bitcoin/1abc', '/v1/addresses/{blockchain}/{address}', 400, 'Unsupported blockchain'],
       ['/v1/addresses/stacks/notanaddress', '/v1/addresses/{blockchain}/{address}', 400, 'Invalid address'],
       ['/v2/prices/namespaces/ABC', '/v2/prices/namespaces/{tld}', 400, 'Invalid namespace'],

@@ -528,8 +528,9 @@ async function check(c: Case): Promise<void> {
   sweptCases++;
   const res = await send(c.method, c.url, c.headers, c.body);
   const what = `${c.method} ${short(c.url)} → ${res.status} ${res.contentType} ${short(res.text)}`;
-  if (c.sameAs !== undefined && res.status !== 400) {
-    const baseline = await send(c.method, c.sameAs, c.headers, c.body);
+  // Ignored: the answer is the one without the parameter (a 400 too when the request fails for another reason).
+  const baseline = c.sameAs === undefined ? undefined : await send(c.method, c.sameAs, c.headers, c.body);
+  if (baseline && (res.status !== 400 || (baseline.status === 400 && baseline.text === res.text))) {
     expect({ status: res.status, text: res.text }, `${what}: neither 400 nor the answer without the parameter`).toEqual({
       status: baseline.status,
       text: baseline.text,
@@ -594,15 +595,13 @@ for (const { op, cases } of CASES_BY_OP) {
 }
 
 /**
- * The README lists Rosetta (`/rosetta/v1`, POST JSON) and BNS (`/v1/names`) among the api's families, but the api's
- * document has no such operation and the api serves none (the gateway routes them): bodies sent there meet the
- * not-found handler, which must still answer JSON.
+ * The README lists Rosetta (`/rosetta/v1`, POST JSON) among the api's families, but the api's document has no such
+ * operation (the gateway routes them): bodies sent there meet the not-found handler, which must still answer JSON.
  */
 describe('routes outside the document', () => {
   for (const { method, url, body } of [
     { method: 'POST', url: '/rosetta/v1/network/list', body: '{not json' },
     { method: 'POST', url: '/rosetta/v1/block', body: '[]' },
-    { method: 'GET', url: '/v1/names/%00', body: undefined },
     { method: 'GET', url: '/extended/v1/tx/', body: undefined },
     { method: 'GET', url: `/extended/v1/tx/0x${HEX64}/..%2F..%2Fextended`, body: undefined },
   ]) {

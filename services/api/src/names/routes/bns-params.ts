@@ -36,7 +36,7 @@ export function parseName(raw: string): ParsedName {
   const bad = () =>
     new BnsInputError(
       'Invalid name or subdomain',
-      `name ${echo(raw)}: expected name.namespace or label.name.namespace in lower case`,
+      `path parameter name: ${echo(raw)} is not name.namespace or label.name.namespace (lower-case letters, digits, - and _)`,
     );
   if (parts.length < 2 || parts.length > 3) throw bad();
   const [first, second, third] = parts as [string, string, string | undefined];
@@ -61,18 +61,24 @@ export function parseNamesPage(query: Record<string, unknown>): { offset: number
   return { offset: Number(raw) * NAMES_PAGE_SIZE, explicit: true };
 }
 
-/** A zonefile hash in a path: 40 hex digits (hash160), with or without `0x`; otherwise no zonefile has it. */
-export function parseZonefileHash(raw: string): string | null {
+/** A zonefile hash in a path: 40 hex digits (hash160), with or without `0x`; anything else is a 400. */
+export function parseZonefileHash(raw: string): string {
   const hex = raw.replace(/^0x/i, '').toLowerCase();
-  return /^[0-9a-f]{40}$/.test(hex) ? hex : null;
+  if (!/^[0-9a-f]{40}$/.test(hex)) {
+    throw new BnsInputError('Invalid zonefile hash', `path parameter zonefile_hash: ${echo(raw)} is not 40 hex digits`);
+  }
+  return hex;
 }
 
 /** The blockchain of `/v1/addresses/{blockchain}/{address}`: only `stacks`, with a valid Stacks address. */
 export function parseBnsAddress(blockchain: string, address: string): string {
   if (blockchain !== 'stacks') {
-    throw new BnsInputError('Unsupported blockchain', `blockchain ${echo(blockchain)}: only stacks is supported`);
+    throw new BnsInputError(
+      'Unsupported blockchain',
+      `path parameter blockchain: ${echo(blockchain)} is not supported (only stacks)`,
+    );
   }
   if (!isValidStacksAddress(address))
-    throw new BnsInputError('Invalid address', `address ${echo(address)}: not a Stacks address`);
+    throw new BnsInputError('Invalid address', `path parameter address: ${echo(address)} is not a Stacks address`);
   return address;
 }

@@ -48,9 +48,7 @@ export function namesRoutes(db: Knex): Router {
   router.get('/v1/names/:name/zonefile/:zonefile_hash', async (req, res) => {
     const parsed = parseName(req.params.name);
     const hash = parseZonefileHash(req.params.zonefile_hash);
-    const missing = () =>
-      new BnsNotFoundError('No such name or zonefile', `no zonefile ${echo(req.params.zonefile_hash)} for ${echo(parsed.fqn)}`);
-    if (hash === null) throw missing();
+    const missing = () => new BnsNotFoundError('No such name or zonefile', `no zonefile ${hash} for ${echo(parsed.fqn)}`);
     const zonefile =
       parsed.subdomain !== null
         ? await getSubdomainZonefileByHash(db, parsed.fqn, hash)

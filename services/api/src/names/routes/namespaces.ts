@@ -1,6 +1,7 @@
 import express, { type Router } from 'express';
 import type { Knex } from 'knex';
 import { listNamespaceNames, listNamespaces } from '../datastore/bns-namespaces';
+import { echo } from '../../params';
 import { BnsInputError } from './bns-errors';
 import { isNamespaceId, parseNamesPage } from './bns-params';
 
@@ -16,9 +17,12 @@ export function namespacesRoutes(db: Knex): Router {
     const tld = req.params.tld;
     const page = parseNamesPage(req.query);
     if (!isNamespaceId(tld))
-      throw new BnsInputError('No such namespace', 'namespace: lower-case letters, digits, - and _, 1 to 20');
+      throw new BnsInputError(
+        'No such namespace',
+        `path parameter tld: ${echo(tld)} is not a namespace (lower-case letters, digits, - and _, 1 to 20)`,
+      );
     const { known, names } = await listNamespaceNames(db, tld, page.offset);
-    if (!known) throw new BnsInputError('No such namespace', `namespace ${tld}: not found`);
+    if (!known) throw new BnsInputError('No such namespace', `path parameter tld: no namespace ${echo(tld)}`);
     if (names.length === 0 && page.explicit) throw new BnsInputError('Invalid page', 'query parameter page: past the last page');
     res.json(names);
   });

@@ -18,7 +18,10 @@ export function pricesRoutes(db: Knex): Router {
   router.get('/v2/prices/namespaces/:tld', (req, res) => {
     const tld = req.params.tld;
     if (!isNamespaceId(tld))
-      throw new BnsInputError('Invalid namespace', `namespace ${echo(tld)}: lower-case letters, digits, - and _, 1 to 20`);
+      throw new BnsInputError(
+        'Invalid namespace',
+        `path parameter tld: ${echo(tld)} is not a namespace (lower-case letters, digits, - and _, 1 to 20)`,
+      );
     res.json(toPriceResponse(namespacePrice(tld)));
   });
 
@@ -33,12 +36,16 @@ export function pricesRoutes(db: Knex): Router {
       name.length > MAX_NAME_LENGTH ||
       !isNamespaceId(namespace)
     ) {
-      throw new BnsInputError('Invalid name', `name ${echo(raw)}: expected name.namespace in lower case`);
+      throw new BnsInputError(
+        'Invalid name',
+        `path parameter name: ${echo(raw)} is not name.namespace (lower-case letters, digits, - and _)`,
+      );
     }
     const ns = await getNamespace(db, namespace);
-    if (!ns) throw new BnsInputError('No such namespace', `namespace ${namespace}: not found`);
+    if (!ns) throw new BnsInputError('No such namespace', `path parameter name: no namespace ${echo(namespace)}`);
     const amount = namePrice(name, ns);
-    if (amount === null) throw new BnsInputError('Invalid name', `name ${echo(raw)}: the contract's price function fails for it`);
+    if (amount === null)
+      throw new BnsInputError('Invalid name', `path parameter name: the contract's price function fails for ${echo(raw)}`);
     res.json(toPriceResponse(amount));
   });
 
