@@ -8,7 +8,9 @@ describe('readBody', () => {
   let port: number;
   let seen: Promise<{ result: Buffer | string; complete: boolean }>;
   let onRequest: (r: { result: Buffer | string; complete: boolean }) => void;
-  const next = () => (seen = new Promise((resolve) => (onRequest = resolve)));
+  const next = (): void => {
+    seen = new Promise((resolve) => (onRequest = resolve));
+  };
 
   beforeAll(async () => {
     // Limit 10 bytes, drained up to 100.
@@ -68,7 +70,9 @@ describe('readBody with a pace', () => {
   let port: number;
   let seen: Promise<{ result: Buffer | string; complete: boolean }>;
   let onRequest: (r: { result: Buffer | string; complete: boolean }) => void;
-  const next = () => (seen = new Promise((resolve) => (onRequest = resolve)));
+  const next = (): void => {
+    seen = new Promise((resolve) => (onRequest = resolve));
+  };
 
   beforeAll(async () => {
     // 100 ms of grace, then at least 10 bytes a second on average.
