@@ -20,7 +20,7 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('parent_zonefile_index').notNullable().comment('Position of the record in that zonefile');
     t.text('resolver').nullable().comment('Resolver URL from the parent zonefile (_resolver URI), if any');
     t.text('tx_id').notNullable().comment('Transaction of the parent name change (empty for the genesis import)');
-    t.integer('block_height').notNullable().comment('Height of that change (the import: its recorded Bitcoin height)');
+    t.integer('block_height').notNullable().comment('Height of that change (0 for the genesis import)');
     t.integer('tx_index').notNullable().comment('Position of that transaction');
     t.text('index_block_hash').notNullable().comment('Block of that change (empty for the genesis import)');
     t.primary(['fqn', 'index_block_hash', 'tx_id', 'parent_zonefile_hash']);
