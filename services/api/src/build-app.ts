@@ -72,7 +72,11 @@ function httpMetrics(duration: DurationHistogram): RequestHandler {
  * error is `{error, message}` JSON; unknown routes are 404 JSON.
  */
 export function buildApp(deps: ApiDeps): Express {
-  return createApp(deps, durationHistogram(deps.metrics), runesRoutes({ db: deps.runesDb ?? knexRunesDb(deps.db) }));
+  return createApp(
+    deps,
+    durationHistogram(deps.metrics),
+    runesRoutes({ db: deps.runesDb ?? knexRunesDb(deps.db), limits: deps.pageLimits?.runes }),
+  );
 }
 
 /**
@@ -82,7 +86,7 @@ export function buildApp(deps: ApiDeps): Express {
  */
 export function buildRequestListener(deps: ApiDeps): (req: IncomingMessage, res: ServerResponse) => void {
   const duration = durationHistogram(deps.metrics);
-  const runes = runesRoutes({ db: deps.runesDb ?? knexRunesDb(deps.db) });
+  const runes = runesRoutes({ db: deps.runesDb ?? knexRunesDb(deps.db), limits: deps.pageLimits?.runes });
   const app = createApp(deps, duration, runes);
   const plain = plainRoutes(runes, { logger: deps.logger, duration });
   return (req, res) => {

@@ -5,11 +5,12 @@ import { loadApiEnv, pageLimitsFromEnv } from './env';
 describe('loadApiEnv', () => {
   it('applies the defaults', () => {
     const env = loadApiEnv({});
-    expect(env).toMatchObject({ API_PORT: 3001, API_HOST: '0.0.0.0', API_DB_POOL: 10, LOG_LEVEL: 'info' });
+    expect(env).toMatchObject({ API_PORT: 3001, API_HOST: '127.0.0.1', API_DB_POOL: 10, LOG_LEVEL: 'info' });
     expect(pageLimitsFromEnv(env)).toEqual({
       tx: { default: 20, max: 50 },
       block: { default: 20, max: 30 },
       event: { default: 20, max: 100 },
+      runes: { default: 20, max: 60 },
     });
   });
 
@@ -18,6 +19,10 @@ describe('loadApiEnv', () => {
     expect(env.API_PORT).toBe(4000);
     expect(env.DATABASE_URL).toBe('postgres://x/y');
     expect(pageLimitsFromEnv(env).block.max).toBe(50);
+    expect(pageLimitsFromEnv(loadApiEnv({ API_RUNES_LIMIT_DEFAULT: '7', API_RUNES_LIMIT_MAX: '9' })).runes).toEqual({
+      default: 7,
+      max: 9,
+    });
   });
 
   it('runs one worker per CPU unless API_WORKERS says otherwise', () => {

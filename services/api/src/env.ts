@@ -41,6 +41,10 @@ export const apiEnvSchema = z
     API_EVENT_LIMIT_DEFAULT: pageLimit(20),
     /** Largest `event_limit` of `/extended/v1/tx/{tx_id}`. The reference API uses 100. */
     API_EVENT_LIMIT_MAX: pageLimit(100),
+    /** Default `limit` of every `/runes/v1` list. The reference Runes API uses 20. */
+    API_RUNES_LIMIT_DEFAULT: pageLimit(20),
+    /** Largest `limit` of every `/runes/v1` list; larger → 400. The reference Runes API uses 60. */
+    API_RUNES_LIMIT_MAX: pageLimit(60),
     /**
      * Rosetta offline mode: `/rosetta/v1` serves only construction derive, preprocess, payloads, combine, parse and
      * hash, touching neither the database nor a node (everything else answers the catalogued "offline" error).
@@ -69,7 +73,7 @@ export const apiEnvSchema = z
     if (env.ROSETTA_OFFLINE && env.ROSETTA_NETWORK === 'auto') {
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['ROSETTA_NETWORK'], message: 'set mainnet or testnet in offline mode' });
     }
-    for (const kind of ['TX', 'BLOCK', 'EVENT'] as const) {
+    for (const kind of ['TX', 'BLOCK', 'EVENT', 'RUNES'] as const) {
       if (env[`API_${kind}_LIMIT_DEFAULT`] > env[`API_${kind}_LIMIT_MAX`]) {
         ctx.addIssue({
           code: z.ZodIssueCode.custom,
@@ -86,11 +90,19 @@ export function loadApiEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
   return parseEnv(apiEnvSchema, source);
 }
 
+/** The default and the largest `limit` of one kind of list. */
+export interface PageLimit {
+  default: number;
+  max: number;
+}
+
 /** Page-size rules per list kind. */
 export interface PageLimits {
-  tx: { default: number; max: number };
-  block: { default: number; max: number };
-  event: { default: number; max: number };
+  tx: PageLimit;
+  block: PageLimit;
+  event: PageLimit;
+  /** Every `/runes/v1` list. */
+  runes: PageLimit;
 }
 
 export function pageLimitsFromEnv(env: ApiEnv): PageLimits {
@@ -98,6 +110,7 @@ export function pageLimitsFromEnv(env: ApiEnv): PageLimits {
     tx: { default: env.API_TX_LIMIT_DEFAULT, max: env.API_TX_LIMIT_MAX },
     block: { default: env.API_BLOCK_LIMIT_DEFAULT, max: env.API_BLOCK_LIMIT_MAX },
     event: { default: env.API_EVENT_LIMIT_DEFAULT, max: env.API_EVENT_LIMIT_MAX },
+    runes: { default: env.API_RUNES_LIMIT_DEFAULT, max: env.API_RUNES_LIMIT_MAX },
   };
 }
 
@@ -117,4 +130,5 @@ export const DEFAULT_PAGE_LIMITS: PageLimits = {
   tx: { default: 20, max: 50 },
   block: { default: 20, max: 30 },
   event: { default: 20, max: 100 },
+  runes: { default: 20, max: 60 },
 };

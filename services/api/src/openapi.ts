@@ -143,6 +143,7 @@ function applyLimits(doc: JsonObject, limits: PageLimits): void {
   const params = ((doc['components'] as JsonObject)['parameters'] ?? {}) as JsonObject;
   setLimit(params['TxLimit'] as JsonObject | undefined, limits.tx);
   setLimit(params['BlockLimit'] as JsonObject | undefined, limits.block);
+  setLimit(params['RunesLimit'] as JsonObject | undefined, limits.runes);
   const txGet = ((doc['paths'] as JsonObject)['/extended/v1/tx/{tx_id}'] as JsonObject | undefined)?.['get'] as
     JsonObject | undefined;
   const eventLimit = (txGet?.['parameters'] as JsonObject[] | undefined)?.find((p) => p['name'] === 'event_limit');

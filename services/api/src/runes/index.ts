@@ -1,3 +1,2 @@
-export * from './env';
 export * from './runes-router';
-export { createRunesDb, knexRunesDb, type RunesDb, type RunesPoolOptions } from './sql';
+export { createRunesDb, knexRunesDb, type RunesDb, type RunesPoolOptions } from './datastore/runes-db';

@@ -1,7 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsonObject } from '../openapi';
-import { runesPageLimitsFromEnv } from './env';
 
 /** Where the runes family keeps its JSON Schemas and its OpenAPI fragment, relative to `schemas/`. */
 export const RUNES_SCHEMAS_PATH = 'runes';
@@ -11,8 +10,8 @@ const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as Jso
 
 /**
  * Adds `schemas/runes/` to the OpenAPI sources: its `*.schema.json` files as components (they `$ref` each other by
- * file name, like the other components) and the fragment's paths, tags and parameters. The page-size parameter
- * states the limits the runes router applies. Nothing happens when the folder is absent.
+ * file name, like the other components) and the fragment's paths, tags and parameters (`RunesLimit` gets the limits
+ * the api applies with the others, in `bundleOpenApi`). Nothing happens when the folder is absent.
  */
 export function mergeRunesFragment(schemasDir: string, document: JsonObject, components: Map<string, JsonObject>): void {
   const dir = join(schemasDir, RUNES_SCHEMAS_PATH);
@@ -33,10 +32,6 @@ export function mergeRunesFragment(schemasDir: string, document: JsonObject, com
   const docComponents = (document['components'] ?? {}) as JsonObject;
   const parameters = (docComponents['parameters'] ?? {}) as JsonObject;
   const own = structuredClone((fragment['components'] as JsonObject)['parameters'] as JsonObject);
-  const limit = (own['RunesLimit'] as JsonObject)['schema'] as JsonObject;
-  const limits = runesPageLimitsFromEnv();
-  limit['default'] = limits.default;
-  limit['maximum'] = limits.max;
   for (const [name, parameter] of Object.entries(own)) {
     if (name in parameters) throw new Error(`parameter ${name} is defined twice`);
     parameters[name] = parameter;

@@ -4,17 +4,25 @@ import { NotFoundError } from '@bda/common';
 import { echo, parsePage, parseTxId } from '../params';
 import { expressRouter, type GetRoute } from '../plain-routes';
 import { SERVER_VERSION } from '../version';
-import { type RunesPageLimits, runesPageLimitsFromEnv } from './env';
-import { type Paginated, toActivity, toBalance, toEtching, toHolder, toJson, toSimpleActivity } from './mappers';
-import { type EtchingParam, parseAddressParam, parseBlockParam, parseEtchingParam, parseOperations } from './params';
-import * as q from './queries';
-import type { RunesDb } from './sql';
+import { DEFAULT_PAGE_LIMITS, type PageLimit } from '../env';
+import {
+  type PaginatedResponse,
+  toActivity,
+  toBalance,
+  toEtching,
+  toHolder,
+  toJson,
+  toSimpleActivity,
+} from './mappers/runes-mappers';
+import { type EtchingParam, parseAddressParam, parseBlockParam, parseEtchingParam, parseOperations } from './routes/runes-params';
+import * as q from './datastore/runes-queries';
+import type { RunesDb } from './datastore/runes-db';
 
 export interface RunesRouterDeps {
   /** Read-only access to the indexer's database: `createRunesDb` (own pool, generic plans) or `knexRunesDb`. */
   db: RunesDb;
-  /** Page sizes; `API_RUNES_LIMIT_DEFAULT` / `API_RUNES_LIMIT_MAX` (20 / 60) when omitted. */
-  limits?: RunesPageLimits;
+  /** Page sizes (`API_RUNES_LIMIT_DEFAULT` / `API_RUNES_LIMIT_MAX`); the reference Runes API's 20 / 60 when omitted. */
+  limits?: PageLimit;
   /** `server_version` of `GET /runes/v1/`. */
   serverVersion?: string;
 }
@@ -28,11 +36,11 @@ export interface RunesRouterDeps {
  */
 export function runesRoutes(deps: RunesRouterDeps): GetRoute[] {
   const { db } = deps;
-  const limits = deps.limits ?? runesPageLimitsFromEnv();
+  const limits = deps.limits ?? DEFAULT_PAGE_LIMITS.runes;
   const serverVersion = deps.serverVersion ?? SERVER_VERSION;
   const page = (query: ParsedUrlQuery) => parsePage(query, limits);
   const list = <T>(p: q.Page, total: number, results: T[]) => {
-    const body: Paginated<T> = { limit: p.limit, offset: p.offset, total, results };
+    const body: PaginatedResponse<T> = { limit: p.limit, offset: p.offset, total, results };
     return toJson(body);
   };
   const unknownRune = (raw: string) => new NotFoundError(`etching: no rune ${echo(raw)}`);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import pg from 'pg';
 import { ServiceUnavailableError } from '@bda/common';
-import { query as queryOnKnex } from '../datastore/sql';
+import { query as queryOnKnex } from '../../datastore/sql';
 // Side effect relied on: @bda/db makes pg return int8 / numeric as strings (exact amounts) for every pool.
 import '@bda/db';
 

@@ -6,8 +6,8 @@
  */
 import type { Knex } from 'knex';
 import { RUNE_OPERATIONS, type DbRune } from '@bda/db';
-import type { BlockParam, EtchingParam } from './params';
-import type { RunesDb } from './sql';
+import type { BlockParam, EtchingParam } from '../routes/runes-params';
+import type { RunesDb } from './runes-db';
 
 /**
  * The rune of activity row `a` and the block it is in, each looked up by primary key per row: a LATERAL subquery with
@@ -23,9 +23,9 @@ const ACTIVITY = 'a.block_height, a.position, a.tx_index, a.tx_id, a.operation, 
 const RUNE_REF = 'r.rune_number, r.rune_block, r.rune_tx, r.rune, r.spacers, r.divisibility';
 
 /** Newest first: by block, then position, descending. */
-const newestFirstOrder = (x: ActivityRow, y: ActivityRow) => y.block_height - x.block_height || y.position - x.position;
+const newestFirstOrder = (x: DbRuneActivity, y: DbRuneActivity) => y.block_height - x.block_height || y.position - x.position;
 
-export interface RuneRefRow {
+export interface DbRuneRef {
   rune_number: number;
   rune_block: number;
   rune_tx: number;
@@ -34,7 +34,7 @@ export interface RuneRefRow {
   divisibility: number;
 }
 
-export interface ActivityRow extends RuneRefRow {
+export interface DbRuneActivity extends DbRuneRef {
   block_height: number;
   block_hash: string;
   block_time: string;
@@ -49,7 +49,6 @@ export interface ActivityRow extends RuneRefRow {
 }
 
 /** A `runes` row as the api reads it: the indexer's row type. */
-export type RuneRow = DbRune;
 
 const RUNE_COLUMNS = [
   'number',
@@ -81,8 +80,8 @@ const RUNE_COLUMNS = [
 /** The rune's columns as `r_<column>` (they sit beside the rows' own columns). */
 const RUNE_AS_PREFIXED = RUNE_COLUMNS.map((c) => `r.${c} AS r_${c}`).join(', ');
 
-function unprefixRune(row: Record<string, unknown>): RuneRow {
-  return Object.fromEntries(RUNE_COLUMNS.map((c) => [c, row[`r_${c}`]])) as unknown as RuneRow;
+function unprefixRune(row: Record<string, unknown>): DbRune {
+  return Object.fromEntries(RUNE_COLUMNS.map((c) => [c, row[`r_${c}`]])) as unknown as DbRune;
 }
 
 export interface Page {
@@ -112,9 +111,9 @@ export async function blockActivity(
   block: BlockParam,
   operations: number[] | undefined,
   page: Page,
-): Promise<(Listing<ActivityRow> & { block_height: number }) | undefined> {
+): Promise<(Listing<DbRuneActivity> & { block_height: number }) | undefined> {
   const [cond, value] = blockCondition(block);
-  type Row = Partial<ActivityRow> & { block_height: number; block_hash: string; block_time: string; total: number };
+  type Row = Partial<DbRuneActivity> & { block_height: number; block_hash: string; block_time: string; total: number };
   let rows: Row[];
   if (!operations || operations.length === 1) {
     const op = operations?.[0];
@@ -178,7 +177,12 @@ export async function blockActivity(
     .filter((r) => r.position !== null && r.position !== undefined)
     .map(
       (r) =>
-        ({ ...r, block_height: first.block_height, block_hash: first.block_hash, block_time: first.block_time }) as ActivityRow,
+        ({
+          ...r,
+          block_height: first.block_height,
+          block_hash: first.block_hash,
+          block_time: first.block_time,
+        }) as DbRuneActivity,
     );
   // Rows come in position order per branch; several operations arrive per operation: back to chain order.
   page_.sort((x, y) => x.position - y.position);
@@ -202,15 +206,15 @@ function etchingCondition(etching: EtchingParam): [string, Knex.Value[]] {
 
 const TIP = '(SELECT block_height FROM rune_blocks ORDER BY block_height DESC LIMIT 1)';
 
-export async function runeByEtching(db: RunesDb, etching: EtchingParam): Promise<(RuneRow & { tip: number | null }) | undefined> {
+export async function runeByEtching(db: RunesDb, etching: EtchingParam): Promise<(DbRune & { tip: number | null }) | undefined> {
   const [cond, values] = etchingCondition(etching);
-  const rows = await db.query<RuneRow & { tip: number | null }>(`SELECT r.*, ${TIP} AS tip FROM runes r WHERE ${cond}`, values);
+  const rows = await db.query<DbRune & { tip: number | null }>(`SELECT r.*, ${TIP} AS tip FROM runes r WHERE ${cond}`, values);
   return rows[0];
 }
 
 /** Newest first: rune numbers are dense, so the page is a number range. */
-export async function etchings(db: RunesDb, page: Page): Promise<Listing<RuneRow> & { tip: number | null }> {
-  const rows = await db.query<Partial<RuneRow> & { total: number; tip: number | null }>(
+export async function etchings(db: RunesDb, page: Page): Promise<Listing<DbRune> & { tip: number | null }> {
+  const rows = await db.query<Partial<DbRune> & { total: number; tip: number | null }>(
     `WITH c AS (SELECT coalesce((SELECT number FROM runes ORDER BY number DESC LIMIT 1) + 1, 0) AS total, ${TIP} AS tip)
      SELECT c.total, c.tip, p.* FROM c LEFT JOIN LATERAL (
        SELECT * FROM runes WHERE number <= c.total - 1 - ?::bigint AND number >= c.total - ?::bigint - ?::bigint ORDER BY number DESC
@@ -218,7 +222,7 @@ export async function etchings(db: RunesDb, page: Page): Promise<Listing<RuneRow
     [page.offset, page.offset, page.limit],
   );
   const first = rows[0]!;
-  const list = rows.filter((r) => r.number !== null) as RuneRow[];
+  const list = rows.filter((r) => r.number !== null) as DbRune[];
   list.sort((x, y) => y.number - x.number);
   return { total: Number(first.total), tip: first.tip, rows: list };
 }
@@ -232,7 +236,7 @@ export async function runeActivity(
   db: RunesDb,
   etching: EtchingParam,
   page: Page,
-): Promise<(Listing<ActivityRow> & { rune: RuneRow }) | undefined> {
+): Promise<(Listing<DbRuneActivity> & { rune: DbRune }) | undefined> {
   const [cond, values] = etchingCondition(etching);
   const rows = await db.query<Record<string, unknown>>(
     `WITH r AS (SELECT * FROM runes WHERE ${cond})
@@ -252,7 +256,7 @@ export async function runeAddressActivity(
   etching: EtchingParam,
   address: string,
   page: Page,
-): Promise<(Listing<ActivityRow> & { rune: RuneRow }) | undefined> {
+): Promise<(Listing<DbRuneActivity> & { rune: DbRune }) | undefined> {
   const [cond, values] = etchingCondition(etching);
   const rows = await db.query<Record<string, unknown>>(
     `WITH r AS (SELECT * FROM runes WHERE ${cond}),
@@ -269,11 +273,11 @@ export async function runeAddressActivity(
 }
 
 /** Rows carrying the rune as `r_` columns and a `total`: the rune, the total and the page (with the rune's ref). */
-function withRune(rows: Array<Record<string, unknown>>): (Listing<ActivityRow> & { rune: RuneRow }) | undefined {
+function withRune(rows: Array<Record<string, unknown>>): (Listing<DbRuneActivity> & { rune: DbRune }) | undefined {
   const first = rows[0];
   if (!first) return undefined;
   const rune = unprefixRune(first);
-  const ref: RuneRefRow = {
+  const ref: DbRuneRef = {
     rune_number: rune.number,
     rune_block: rune.block_height,
     rune_tx: rune.tx_index,
@@ -281,14 +285,14 @@ function withRune(rows: Array<Record<string, unknown>>): (Listing<ActivityRow> &
     spacers: rune.spacers,
     divisibility: rune.divisibility,
   };
-  const list = rows.filter((r) => r['position'] !== null).map((r) => ({ ...(r as unknown as ActivityRow), ...ref }));
+  const list = rows.filter((r) => r['position'] !== null).map((r) => ({ ...(r as unknown as DbRuneActivity), ...ref }));
   list.sort(newestFirstOrder);
   return { rune, total: Number(first['total']), rows: list };
 }
 
 /** An address's activity (all runes), newest first. */
-export async function addressActivity(db: RunesDb, address: string, page: Page): Promise<Listing<ActivityRow>> {
-  const rows = await db.query<Partial<ActivityRow> & { total: string }>(
+export async function addressActivity(db: RunesDb, address: string, page: Page): Promise<Listing<DbRuneActivity>> {
+  const rows = await db.query<Partial<DbRuneActivity> & { total: string }>(
     `WITH c AS (SELECT coalesce((SELECT activity_count FROM rune_addresses WHERE address = ?), 0) AS n)
      SELECT c.n AS total, p.* FROM c LEFT JOIN LATERAL (
        SELECT ${ACTIVITY}, b.block_hash, b.block_time, ${RUNE_REF}
@@ -298,14 +302,14 @@ export async function addressActivity(db: RunesDb, address: string, page: Page):
      ) p ON true`,
     [address, address, page.offset, page.offset, page.limit],
   );
-  const list = rows.filter((r) => r.position !== null) as ActivityRow[];
+  const list = rows.filter((r) => r.position !== null) as DbRuneActivity[];
   list.sort(newestFirstOrder);
   return { total: Number(rows[0]!.total), rows: list };
 }
 
 /** A transaction's activity in chain order (its rows are one position range of its block). */
-export async function transactionActivity(db: RunesDb, txId: string, page: Page): Promise<Listing<ActivityRow>> {
-  const rows = await db.query<Partial<ActivityRow> & { total: number }>(
+export async function transactionActivity(db: RunesDb, txId: string, page: Page): Promise<Listing<DbRuneActivity>> {
+  const rows = await db.query<Partial<DbRuneActivity> & { total: number }>(
     `WITH t AS (SELECT coalesce(max(activity_count), 0) AS n, max(block_height) AS h, max(first_position) AS f
                 FROM rune_txs WHERE tx_id = ?)
      SELECT t.n AS total, p.* FROM t LEFT JOIN LATERAL (
@@ -318,12 +322,12 @@ export async function transactionActivity(db: RunesDb, txId: string, page: Page)
      ) p ON true`,
     [txId, page.offset, page.offset, page.limit],
   );
-  const list = rows.filter((r) => r.position !== null) as ActivityRow[];
+  const list = rows.filter((r) => r.position !== null) as DbRuneActivity[];
   list.sort((x, y) => x.position - y.position);
   return { total: Number(rows[0]!.total), rows: list };
 }
 
-export interface HolderRow {
+export interface DbRuneHolder {
   address: string;
   balance: string;
 }
@@ -333,7 +337,7 @@ export async function runeHolders(
   db: RunesDb,
   etching: EtchingParam,
   page: Page,
-): Promise<(Listing<HolderRow> & { rune: RuneRow }) | undefined> {
+): Promise<(Listing<DbRuneHolder> & { rune: DbRune }) | undefined> {
   const [cond, values] = etchingCondition(etching);
   const rows = await db.query<Record<string, unknown>>(
     `WITH r AS (SELECT * FROM runes WHERE ${cond})
@@ -360,7 +364,7 @@ export async function runeHolder(
   db: RunesDb,
   etching: EtchingParam,
   address: string,
-): Promise<{ rune?: RuneRow; holder?: HolderRow }> {
+): Promise<{ rune?: DbRune; holder?: DbRuneHolder }> {
   const [cond, values] = etchingCondition(etching);
   const rows = await db.query<Record<string, unknown>>(
     `WITH r AS (SELECT * FROM runes WHERE ${cond})
@@ -374,11 +378,11 @@ export async function runeHolder(
   return { rune: unprefixRune(first), holder };
 }
 
-export type BalanceRow = RuneRefRow & { address: string; balance: string };
+export type DbRuneBalance = DbRuneRef & { address: string; balance: string };
 
 /** An address's positive balances in rune number order. */
-export async function addressBalances(db: RunesDb, address: string, page: Page): Promise<Listing<BalanceRow>> {
-  const rows = await db.query<Partial<BalanceRow> & { total: number }>(
+export async function addressBalances(db: RunesDb, address: string, page: Page): Promise<Listing<DbRuneBalance>> {
+  const rows = await db.query<Partial<DbRuneBalance> & { total: number }>(
     `WITH c AS (SELECT coalesce((SELECT rune_count FROM rune_addresses WHERE address = ?), 0) AS n)
      SELECT c.n AS total, p.* FROM c LEFT JOIN LATERAL (
        SELECT a.address, a.balance, ${RUNE_REF}
@@ -387,7 +391,7 @@ export async function addressBalances(db: RunesDb, address: string, page: Page):
      ) p ON true`,
     [address, address, page.limit, page.offset],
   );
-  const list = rows.filter((r) => r.address !== null) as BalanceRow[];
+  const list = rows.filter((r) => r.address !== null) as DbRuneBalance[];
   list.sort((x, y) => x.rune_number - y.rune_number);
   return { total: Number(rows[0]!.total), rows: list };
 }

@@ -5,7 +5,7 @@
 import { InputError } from '@bda/common';
 import { RUNE_OPERATIONS, type RuneOperationName } from '@bda/db';
 import { parseSpacedRune, RuneNameError } from '@bda/runes';
-import { echo, MAX_BLOCK_HEIGHT, parseHash32 } from '../params';
+import { echo, MAX_BLOCK_HEIGHT, parseHash32 } from '../../params';
 
 export type BlockParam = { kind: 'height'; height: number } | { kind: 'hash'; hash: string };
 

@@ -1,16 +1,16 @@
 /** Ledger rows → `/runes/v1` response bodies (shapes in `schemas/runes/`). */
-import { RUNE_OPERATIONS, type RuneOperationName } from '@bda/db';
+import { RUNE_OPERATIONS, type DbRune, type RuneOperationName } from '@bda/db';
 import { formatRuneAmount, formatSpacedRune, mintableAmount, type RuneEntry, runeToName, type Terms } from '@bda/runes';
-import type { ActivityRow, BalanceRow, HolderRow, RuneRefRow, RuneRow } from './queries';
+import type { DbRuneActivity, DbRuneBalance, DbRuneHolder, DbRuneRef } from '../datastore/runes-queries';
 
-export interface RuneRef {
+export interface RuneRefResponse {
   id: string;
   number: number;
   name: string;
   spaced_name: string;
 }
 
-export interface Location {
+export interface RuneLocationResponse {
   block_hash: string;
   block_height: number;
   tx_id: string;
@@ -20,19 +20,19 @@ export interface Location {
   timestamp: number;
 }
 
-export interface SimpleActivity {
+export interface RuneSimpleActivityResponse {
   address: string | null;
   receiver_address: string | null;
   amount: string | null;
   operation: RuneOperationName;
-  location: Location;
+  location: RuneLocationResponse;
 }
 
-export interface Activity extends SimpleActivity {
-  rune: RuneRef;
+export interface RuneActivityResponse extends RuneSimpleActivityResponse {
+  rune: RuneRefResponse;
 }
 
-export interface Paginated<T> {
+export interface PaginatedResponse<T> {
   limit: number;
   offset: number;
   total: number;
@@ -54,7 +54,7 @@ function runeNames(value: string, spacers: number): { name: string; spaced_name:
   return hit;
 }
 
-export function toRuneRef(row: RuneRefRow): RuneRef {
+export function toRuneRef(row: DbRuneRef): RuneRefResponse {
   const { name, spaced_name } = runeNames(row.rune, row.spacers);
   return { id: `${row.rune_block}:${row.rune_tx}`, number: row.rune_number, name, spaced_name };
 }
@@ -63,7 +63,7 @@ function amount(value: string | null, divisibility: number): string | null {
   return value === null ? null : formatRuneAmount(BigInt(value), divisibility);
 }
 
-export function toSimpleActivity(row: ActivityRow): SimpleActivity {
+export function toSimpleActivity(row: DbRuneActivity): RuneSimpleActivityResponse {
   return {
     address: row.address,
     receiver_address: row.receiver_address,
@@ -82,14 +82,14 @@ export function toSimpleActivity(row: ActivityRow): SimpleActivity {
 }
 
 /** The seed's record: the rune first, then the activity. */
-export function toActivity(row: ActivityRow): Activity {
+export function toActivity(row: DbRuneActivity): RuneActivityResponse {
   return { rune: toRuneRef(row), ...toSimpleActivity(row) };
 }
 
 /** Mint-terms bounds are u64: kept as bigint, written as exact JSON integers (see `toJson`). */
 type U64 = bigint | null;
 
-export interface Etching {
+export interface EtchingResponse {
   id: string;
   number: number;
   name: string;
@@ -128,7 +128,7 @@ export interface Etching {
 
 const big = (v: string | null): bigint | undefined => (v === null ? undefined : BigInt(v));
 
-function terms(row: RuneRow): Terms | null {
+function terms(row: DbRune): Terms | null {
   if (!row.has_terms) return null;
   const t: Terms = {};
   if (row.terms_amount !== null) t.amount = BigInt(row.terms_amount);
@@ -145,7 +145,7 @@ function terms(row: RuneRow): Terms | null {
  * `current` = premine + minted − burned; `mint_percentage` = mints / cap in percent with four decimals (rounded
  * down; 0 without a cap).
  */
-export function toEtching(row: RuneRow, tip: number | null): Etching {
+export function toEtching(row: DbRune, tip: number | null): EtchingResponse {
   const rune = BigInt(row.rune);
   const d = row.divisibility;
   const mints = BigInt(row.mints);
@@ -209,11 +209,11 @@ export function toEtching(row: RuneRow, tip: number | null): Etching {
   };
 }
 
-export function toHolder(row: HolderRow, divisibility: number): { address: string; balance: string } {
+export function toHolder(row: DbRuneHolder, divisibility: number): { address: string; balance: string } {
   return { address: row.address, balance: formatRuneAmount(BigInt(row.balance), divisibility) };
 }
 
-export function toBalance(row: BalanceRow): { rune: RuneRef; address: string; balance: string } {
+export function toBalance(row: DbRuneBalance): { rune: RuneRefResponse; address: string; balance: string } {
   return { rune: toRuneRef(row), address: row.address, balance: formatRuneAmount(BigInt(row.balance), row.divisibility) };
 }
 
