@@ -39,6 +39,8 @@ export class Member {
   consecutiveFailures = 0;
   ejections = 0;
   ejectedUntil = 0;
+  /** When a refused ejection of this member was last logged. */
+  refusalLoggedAt = -Infinity;
   inFlight = 0;
   tip: number | undefined;
 
@@ -140,10 +142,14 @@ export class UpstreamPool {
     if (availableAfter === 0 || this.inPanic(availableAfter)) {
       m.consecutiveFailures = 0;
       this.metrics.upstreamEjectionsRefused.labels(this.name, m.name).inc();
-      this.logger.warn(
-        { pool: this.name, member: m.name, outcome, available: availableAfter, members: this.members.length },
-        'upstream ejection refused (panic threshold)',
-      );
+      // Logged at most once per base ejection time and member: a pool in trouble would otherwise flood the log.
+      if (now - m.refusalLoggedAt >= this.opts.ejectBaseMs) {
+        m.refusalLoggedAt = now;
+        this.logger.warn(
+          { pool: this.name, member: m.name, outcome, available: availableAfter, members: this.members.length },
+          'upstream ejection refused (panic threshold)',
+        );
+      }
       return;
     }
     // Ejections close together grow the time; a member that stayed good for the longest time starts over.

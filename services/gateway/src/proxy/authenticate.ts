@@ -41,7 +41,7 @@ export async function authenticate(presented: string | undefined, address: strin
   }
   const known = deps.keys.peek(presented);
   if (known?.status === 'valid') return valid(known, deps);
-  if (known) return refuse(known.status, address, await deps.limit(anonymous), deps);
+  if (known) return refuse(known.status, address, false, deps);
 
   let charged: LimitHeaders | undefined | false = false;
   if (deps.invalidKeys.suspect(address)) {
@@ -63,7 +63,7 @@ export async function authenticate(presented: string | undefined, address: strin
     deps.metrics.auth.inc('unavailable');
     throw new ServiceUnavailableError('the API key could not be verified, try again');
   }
-  return refuse(auth.status, address, charged === false ? await deps.limit(anonymous) : charged, deps);
+  return refuse(auth.status, address, charged, deps);
 }
 
 function valid(auth: Extract<AuthResult, { status: 'valid' }>, deps: AuthenticateDeps): Identity {
@@ -71,16 +71,20 @@ function valid(auth: Extract<AuthResult, { status: 'valid' }>, deps: Authenticat
   return { subject: keySubject(auth.key.id, auth.key, deps.policy), keyId: auth.key.id };
 }
 
-/** A key that is not valid: counted against the address (the anonymous limit was charged by the caller), then 401. */
-function refuse(
+/**
+ * A key that is not valid: counted against the address's anonymous limit (unless `charged` already holds the headers of
+ * that charge), then 401, or the 429 of the limit when it is spent.
+ */
+async function refuse(
   status: 'unknown' | 'revoked',
   address: string,
-  limitHeaders: LimitHeaders | undefined,
+  charged: LimitHeaders | undefined | false,
   deps: AuthenticateDeps,
-): never {
+): Promise<never> {
   deps.metrics.auth.inc(status);
   // A revoked key is a real one, not a guess: it does not make the address suspect.
   if (status === 'unknown') deps.invalidKeys.record(address);
+  const limitHeaders = charged === false ? await deps.limit(anonymousSubject(address, deps.policy)) : charged;
   const err = new UnauthorizedError(status === 'revoked' ? 'the API key has been revoked' : 'the API key is not valid');
   if (limitHeaders) err.headers = { ...limitHeaders };
   throw err;
