@@ -5,5 +5,4 @@ export * from './apply-error';
 export * from './indexer-gauges';
 export * from './indexer-db';
 export * from './progress-route';
-export * from './build-app';
 export * from './runes/bitcoin-block-handler';

@@ -41,9 +41,9 @@ export interface EventIntakeDeps {
 }
 
 /** A compressed body may always inflate to this much, whatever its ratio: small bodies compress well, harmlessly. */
-export const INFLATE_RATIO_FLOOR_BYTES = 1024 * 1024;
+const INFLATE_RATIO_FLOOR_BYTES = 1024 * 1024;
 /** `inflateMaxRatio` when none is given; real node events compress 3 to 12 times (the recorded fixtures). */
-export const DEFAULT_INFLATE_MAX_RATIO = 100;
+const DEFAULT_INFLATE_MAX_RATIO = 100;
 
 /** What the node is told for each accepted event. */
 const OK_BODY = Buffer.from('{"result":"ok"}');

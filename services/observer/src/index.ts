@@ -6,5 +6,4 @@ export * from './import-events';
 export * from './node-event-file';
 export * from './observer-bus';
 export * from './indexer-pacer';
-export * from './peer-allow-list';
 export { runImportCommand } from './cli/import';

@@ -17,7 +17,7 @@ export interface ParkingBounds {
 export const DEFAULT_PARKING_BOUNDS: ParkingBounds = { maxBlocks: 1_000, maxBytes: 256 * 1024 * 1024 };
 
 /** What the dead letters of dropped parked blocks say; `indexer_parked_dropped_stored` counts the rows. */
-export const PARKED_DROPPED_REASON = 'parked block dropped';
+const PARKED_DROPPED_REASON = 'parked block dropped';
 
 /**
  * The parked blocks beyond the bounds, oldest first: counted from the newest, a block is beyond them once it and the
