@@ -8,8 +8,12 @@
  * Then one api process (one worker) serves, and `wrk` (else a small Node keep-alive generator) measures each endpoint
  * for BENCH_SECONDS with BENCH_CONNECTIONS connections: requests/s, p50, p99 and non-200 answers.
  *
+ * The fill must end with no dead letter and the last posted block as the tip; BENCH_ROUNDS rounds alternate the
+ * endpoints (each round starts one endpoint further along) and the summary gives each figure's median with its spread
+ * (min–max). A non-200 answer under load makes the run invalid: the bench says so and exits 1 without a summary.
+ *
  *   npx tsx bench/api/chain-reads.ts
- *   env: BENCH_BLOCKS=4000 BENCH_SECONDS=5 BENCH_CONNECTIONS=16 BENCH_KEEP=1 (keeps .tmp/bench-reads-<pid>)
+ *   env: BENCH_BLOCKS=4000 BENCH_SECONDS=5 BENCH_CONNECTIONS=16 BENCH_ROUNDS=3 BENCH_KEEP=1 (keeps .tmp/bench-reads-<pid>)
  *        BENCH_REUSE=.tmp/bench-reads-<pid> (measures on a database a BENCH_KEEP run filled, without filling again)
  *        BENCH_ONLY=<text> (only the endpoints whose name contains it)
  */
@@ -22,14 +26,23 @@ import { TestSystem } from '../../test/support/test-system';
 import { fixtureTransferPool, generateChain } from '../ingest/generate-chain';
 import { useBuiltServices } from '../ingest/built-services';
 import { removeBenchDir } from '../ingest/bench-dir';
-import { hasWrk, httpLoad } from '../http-load';
+import { hasWrk, httpLoad, type Load } from '../http-load';
+import { BenchInvalidError, formatSpread } from '../spread';
+import { checkIngested, expectedTip } from '../ingest/check-ingested';
 
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 4000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const PENDING_BLOCKS = 20;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--help')) {
+    console.log(
+      'npx tsx bench/api/chain-reads.ts   (env: BENCH_BLOCKS=4000 BENCH_SECONDS=5 BENCH_CONNECTIONS=16 BENCH_ROUNDS=3 BENCH_KEEP=1 BENCH_REUSE=<dir> BENCH_ONLY=<text>)',
+    );
+    return;
+  }
   const reuse = process.env.BENCH_REUSE ? resolve(process.env.BENCH_REUSE) : undefined;
   const tmp = reuse ?? join(ROOT, '.tmp', `bench-reads-${process.pid}`);
   console.log(`measuring ${await useBuiltServices(tmp, false)}`);
@@ -58,10 +71,21 @@ async function main(): Promise<void> {
         const events = chain.filter((e) => e.path !== '/new_block' || blocksLeft-- > 0);
         await replayEvents(events, { observerUrl: sys.observerUrl });
         await sys.waitForAppliedFromDb(1_800_000, 50);
+        await checkIngested(sys.db, expectedTip(events));
         await sys.stopService('observer');
         await sys.stopService('indexer');
         // What autovacuum would have done by now on a server that ran for a while.
         await sys.db.raw('VACUUM ANALYZE');
+      } else {
+        // A reused database: nothing dead-lettered and the tip at the height a fill leaves.
+        const dead = Number(
+          ((await sys.db.raw('SELECT count(*) AS n FROM dead_letters')) as { rows: Array<{ n: string }> }).rows[0]!.n,
+        );
+        const tip = (await sys.db('chain_tip').first('block_height')) as { block_height: number } | undefined;
+        if (dead > 0 || tip?.block_height !== BLOCKS)
+          throw new BenchInvalidError(
+            `reused database: ${dead} dead letter(s), tip ${tip?.block_height ?? 'none'}, expected ${BLOCKS}`,
+          );
       }
       const count = async (sql: string) => Number(((await sys.db.raw(sql)) as { rows: Array<{ n: string }> }).rows[0]!.n);
       console.log(
@@ -93,20 +117,39 @@ async function main(): Promise<void> {
         [`… at offset ${deep}`, `/extended/v1/address/${busiest.address}/transactions?offset=${deep}&limit=50`],
         [`address of ${quietest.tx_count} txs`, `/extended/v1/address/${quietest.address}/transactions`],
       ];
-      console.log(`\n${CONNECTIONS} connections, ${SECONDS} s each, ${hasWrk() ? 'wrk' : 'node generator'}; api: one worker`);
       console.log(
-        `${'endpoint'.padEnd(30)}${'req/s'.padStart(9)}${'p50'.padStart(10)}${'p99'.padStart(10)}${'non-200'.padStart(9)}`,
+        `\n${CONNECTIONS} connections, ${SECONDS} s each, ${hasWrk() ? 'wrk' : 'node generator'}; api: one worker; ${ROUNDS} alternating round(s)`,
       );
       const only = process.env.BENCH_ONLY;
-      for (const [name, path] of targets.filter(([name]) => only === undefined || name.includes(only))) {
+      const chosen = targets.filter(([name]) => only === undefined || name.includes(only));
+      for (const [, path] of chosen) {
         const res = await fetch(sys.apiUrl + path);
-        if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
+        if (res.status !== 200) throw new BenchInvalidError(`${path} answered ${res.status}: ${await res.text()}`);
         await res.arrayBuffer();
-        await httpLoad(sys.apiUrl + path, { seconds: Math.min(2, SECONDS), connections: CONNECTIONS }); // warm-up
-        const r = await httpLoad(sys.apiUrl + path, { seconds: SECONDS, connections: CONNECTIONS });
-        console.log(
-          `${name.padEnd(30)}${r.rps.toFixed(0).padStart(9)}${`${r.p50.toFixed(2)} ms`.padStart(10)}${`${r.p99.toFixed(2)} ms`.padStart(10)}${String(r.errors).padStart(9)}`,
-        );
+      }
+      const runs = new Map<string, Load[]>();
+      for (let round = 0; round < ROUNDS; round++) {
+        // Alternating: each round starts one endpoint further along.
+        const order = chosen.map((_, i) => chosen[(i + round) % chosen.length]!);
+        console.log(`round ${round + 1}/${ROUNDS}`);
+        for (const [name, path] of order) {
+          await httpLoad(sys.apiUrl + path, { seconds: Math.min(2, SECONDS), connections: CONNECTIONS }); // warm-up
+          const r = await httpLoad(sys.apiUrl + path, { seconds: SECONDS, connections: CONNECTIONS });
+          runs.set(name, [...(runs.get(name) ?? []), r]);
+          console.log(
+            `  ${name.padEnd(30)}${r.rps.toFixed(0).padStart(9)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms${r.errors ? `  (${r.errors} errors)` : ''}`,
+          );
+        }
+      }
+      const failing = [...runs].filter(([, rs]) => rs.some((r) => r.errors > 0));
+      if (failing.length > 0)
+        throw new BenchInvalidError(`non-200 answers or socket errors under load: ${failing.map(([name]) => name).join(', ')}`);
+      console.log(`\n${new Date().toISOString()}: median (min–max) of ${ROUNDS} alternating round(s), no error answers`);
+      console.log('| endpoint | req/s | p50 ms | p99 ms |');
+      console.log('|---|---|---|---|');
+      for (const [name, rs] of runs) {
+        const f = (pick: (r: Load) => number, digits: number) => formatSpread(rs.map(pick), digits);
+        console.log(`| ${name} | ${f((r) => r.rps, 0)} | ${f((r) => r.p50, 2)} | ${f((r) => r.p99, 2)} |`);
       }
     } finally {
       await sys.stop();
@@ -133,6 +176,6 @@ async function filledDatabase(serverUrl: string): Promise<string> {
 }
 
 main().catch((err: unknown) => {
-  console.error(err);
+  console.error(err instanceof BenchInvalidError ? err.message : err);
   process.exit(1);
 });
