@@ -60,6 +60,7 @@ describe('client-caused failures', () => {
       RATE_LIMIT_ANONYMOUS_PER_MINUTE: '10000',
       RATE_LIMIT_BURST_PER_SECOND: '10000',
       GATEWAY_BODY_TIMEOUT_MS: String(BODY_TIMEOUT_MS),
+      GATEWAY_HEADERS_TIMEOUT_MS: '1000',
       // Long, so that the health checks cannot put an ejected node back during the test.
       NODE_HEALTH_INTERVAL_MS: '2000',
     });
@@ -120,6 +121,21 @@ describe('client-caused failures', () => {
     expect(text).toContain('"error":"request_timeout"');
     expect(await nodeTries()).toBe(triesBefore);
   });
+
+  it('closes a connection sending its headers at 1 byte a second with a 408 (Node checks every 30 s)', async () => {
+    const socket = createConnection({ host: '127.0.0.1', port: gw.port });
+    let out = '';
+    const closed = new Promise<void>((done) => socket.once('close', () => done()));
+    socket.on('data', (d: Buffer) => (out += d.toString('latin1')));
+    socket.on('error', () => undefined);
+    const head = 'GET /v2/info HTTP/1.1\r\nHost: gw\r\nX-Slow: ' + 'a'.repeat(100);
+    let i = 0;
+    const drip = setInterval(() => socket.writable && socket.write(head[i++ % head.length]!), 1_000);
+    await closed;
+    clearInterval(drip);
+    expect(out).toMatch(/^HTTP\/1\.1 408 /);
+    expect(out).toContain('"error":"request_timeout"');
+  }, 60_000);
 
   it('still ejects a node for failures it causes itself, but never the last one', async () => {
     // Both nodes answer 5xx on the RPC routes (their health checks pass): passive evidence alone.
