@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { bytewiseText } from './bns-bytewise-text';
 
 /**
  * BNS namespaces (ADR 0022): one row per change of a namespace on the canonical chain (its `namespace-ready` print, a
@@ -28,6 +29,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('index_block_hash').notNullable().comment('Block of the change (empty for the genesis import)');
     t.primary(['namespace_id', 'index_block_hash', 'tx_id', 'event_index']);
   });
+  await bytewiseText(knex, 'bns_namespaces');
   await knex.raw(
     'CREATE INDEX bns_namespaces_latest ON bns_namespaces (namespace_id, block_height DESC, tx_index DESC, event_index DESC)',
   );

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { bytewiseText } from './bns-bytewise-text';
 
 /**
  * BNS names (ADR 0022): one row per change of a name on the canonical chain — a print of the BNS contract
@@ -27,6 +28,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('index_block_hash').notNullable().comment('Block of the change (empty for the genesis import)');
     t.primary(['fqn', 'index_block_hash', 'tx_id', 'event_index']);
   });
+  await bytewiseText(knex, 'bns_names');
   await knex.raw('CREATE INDEX bns_names_latest ON bns_names (fqn, block_height DESC, tx_index DESC, event_index DESC)');
   await knex.raw('CREATE INDEX bns_names_address ON bns_names (address, fqn)');
   await knex.raw('CREATE INDEX bns_names_namespace ON bns_names (namespace_id, fqn)');

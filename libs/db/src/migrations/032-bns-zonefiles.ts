@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { bytewiseText } from './bns-bytewise-text';
 
 /**
  * BNS zonefiles by hash (ADR 0022): the BNS contract's attachments (`/attachments/new`) and the genesis import's
@@ -11,6 +12,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('zonefile_hash').primary().comment('hash160 of the zonefile (40 hex, no 0x)');
     t.text('zonefile').notNullable().comment('The zonefile text');
   });
+  await bytewiseText(knex, 'bns_zonefiles');
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { bytewiseText } from './bns-bytewise-text';
 
 /**
  * BNS subdomains (ADR 0022): one row per subdomain TXT record of a name's zonefile (`owner=`, `seqn=`, `parts=`,
@@ -25,6 +26,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('index_block_hash').notNullable().comment('Block of that change (empty for the genesis import)');
     t.primary(['fqn', 'index_block_hash', 'tx_id', 'parent_zonefile_hash']);
   });
+  await bytewiseText(knex, 'bns_subdomains');
   await knex.raw('CREATE INDEX bns_subdomains_latest ON bns_subdomains (fqn, seqn DESC, block_height, tx_index)');
   await knex.raw('CREATE INDEX bns_subdomains_name ON bns_subdomains (name, fqn)');
   await knex.raw('CREATE INDEX bns_subdomains_owner ON bns_subdomains (owner, fqn)');
