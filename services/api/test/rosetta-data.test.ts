@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { runCheckData } from './support/rosetta-cli';
+import { startRosettaApi } from './support/rosetta-api';
+import { runCheckData, runCheckSpec } from './support/rosetta-cli';
 import { fixtureLedger } from './support/rosetta-fixture-ledger';
 import { rosettaPost } from './support/rosetta-schemas';
 import { FIXTURE_TIPS, loadRecordedEvents, startRosettaSystem, type RosettaSystem } from './support/rosetta-system';
@@ -214,5 +215,22 @@ describe.each(Object.keys(NETWORKS))('Rosetta Data API over the replayed %s', (f
       [...moved].filter((a) => !activelyReconciled.has(a)),
       summary,
     ).toEqual([]);
+  });
+
+  it('passes rosetta-cli check:spec --all against this online instance and an offline one', async () => {
+    const offline = await startRosettaApi(null, { offline: true, network, nodeRpcUrls: [], nodeTimeoutMs: 1_000 });
+    try {
+      const run = await runCheckSpec({
+        onlineUrl: `${sys.apiUrl}/rosetta/v1`,
+        offlineUrl: `${offline.baseUrl}/rosetta/v1`,
+        network,
+      });
+      const out = `${run.stdout}\n${run.stderr}`;
+      expect(run.code, out).toBe(0);
+      expect(out, out).toMatch(/Success/);
+      expect(out, out).not.toMatch(/Failure/);
+    } finally {
+      await offline.close();
+    }
   });
 });

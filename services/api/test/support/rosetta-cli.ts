@@ -146,11 +146,25 @@ export async function runCheckSpec(opts: {
       max_offline_connections: 2,
       stale_depth: 3,
       broadcast_limit: 3,
-      constructor_dsl_file: 'none.ros',
+      constructor_dsl_file: 'stacks.ros',
       end_conditions: { create_account: 1 },
     },
     data: { end_conditions: { tip: true } },
   });
+  // check:spec loads (never runs) the construction section: a minimal constructor DSL that derives an account,
+  // beside the configuration file (the tool resolves the DSL path relative to it).
+  writeFileSync(
+    join(w.dir, 'stacks.ros'),
+    `create_account(1){
+  create{
+    network = {"network":"${opts.network}", "blockchain":"stacks"};
+    key = generate_key({"curve_type": "secp256k1"});
+    account = derive({"network_identifier": {{network}}, "public_key": {{key.public_key}}});
+    save_account({"account_identifier": {{account.account_identifier}}, "keypair": {{key}}});
+  }
+}
+`,
+  );
   try {
     return await run(['check:spec', '--all', '--configuration-file', w.configFile], 120_000);
   } finally {
