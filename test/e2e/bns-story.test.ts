@@ -301,6 +301,18 @@ function block(label: string, parent: BlockRef, txs: NonNullable<Step['txs']> = 
   return newBlockBody(label, parent, { txs: mined, events });
 }
 
+/** The BNS read models' whole content: equal digests, equal rows. */
+async function bnsDigest(sys: TestSystem): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const table of ['bns_namespaces', 'bns_names', 'bns_zonefiles', 'bns_subdomains']) {
+    const { rows } = await sys.db.raw<{ rows: Array<{ d: string | null; n: string }> }>(
+      `SELECT md5(string_agg(t::text, '|' ORDER BY t::text)) AS d, count(*) AS n FROM ${table} t`,
+    );
+    out[table] = `${rows[0]!.n}:${rows[0]!.d}`;
+  }
+  return out;
+}
+
 async function get(sys: TestSystem, path: string, template: string): Promise<{ status: number; body: unknown }> {
   const res = await fetch(`${sys.gatewayUrl}${path}`);
   const body: unknown = await res.json();
@@ -313,6 +325,8 @@ describe('BNS names from the chain', () => {
   let mark = 0;
   let b6: BlockRef;
   let tip: BlockRef;
+  /** The read models at the end of the main chain, before any reorg. */
+  let beforeReorg: Record<string, string>;
 
   beforeAll(async () => {
     // Through the gateway, as clients reach it: this suite asks a few hundred questions in a burst.
@@ -462,6 +476,7 @@ describe('BNS names from the chain', () => {
     }
     await postNodeEvents(sys, events);
     await sys.waitForCaughtUp();
+    beforeReorg = await bnsDigest(sys);
   });
   afterAll(() => sys?.stop());
 
@@ -686,6 +701,13 @@ describe('BNS names from the chain', () => {
     it('gives the name back to its owner before the transfer, with its zonefile, and undoes the rest', async () => {
       const tipRow = await sys.db('chain_tip').first('index_block_hash');
       expect(tipRow?.index_block_hash).toBe(forkTip.index_block_hash);
+      // No row of the orphaned blocks is left in the read models.
+      for (const table of ['bns_namespaces', 'bns_names', 'bns_subdomains']) {
+        const { rows } = await sys.db.raw<{ rows: Array<{ n: string }> }>(
+          `SELECT count(*) AS n FROM ${table} r JOIN blocks b ON b.index_block_hash = r.index_block_hash WHERE NOT b.canonical`,
+        );
+        expect({ table, n: rows[0]!.n }).toEqual({ table, n: '0' });
+      }
       expect(await get(sys, '/v1/names/alice.app', '/v1/names/{name}')).toEqual({
         status: 200,
         body: {
@@ -743,6 +765,8 @@ describe('BNS names from the chain', () => {
       const namesOf = async (who: Who) =>
         (await get(sys, `/v1/addresses/stacks/${ADDR[who]}`, '/v1/addresses/{blockchain}/{address}')).body;
       expect(await namesOf('D')).toEqual({ names: ['alice.app', 'sub1.carol.sub'] });
+      // Exactly the rows the main chain had before the reorg (the two new blocks hold no BNS operation).
+      expect(await bnsDigest(sys)).toEqual(beforeReorg);
       await expectNoDeadLetterSince(sys, mark);
     });
   });
