@@ -82,6 +82,16 @@ describe.each(Object.keys(NETWORKS))('Rosetta Data API over the replayed %s', (f
     expect(tipBlock.body.block.block_identifier).toEqual({ index: tip.height, hash: tip.indexBlockHash });
   });
 
+  it('is served through the gateway like every other family, errors included', async () => {
+    const direct = await post('/network/status', { network_identifier: networkId });
+    const viaGateway = await rosettaPost(sys.gatewayUrl, '/network/status', { network_identifier: networkId });
+    expect(viaGateway.status).toBe(200);
+    expect(viaGateway.body).toEqual(direct.body);
+    const malformed = await rosettaPost(sys.gatewayUrl, '/block', '{"network_identifier":');
+    expect(malformed.status).toBe(500);
+    expect(malformed.body).toMatchObject({ code: 701, message: 'Malformed request', retriable: false });
+  });
+
   it('serves every canonical block, with operations whose sums equal the balances computed from the fixture', async () => {
     const ledger = fixtureLedger(file, genesis);
     const sums = new Map<string, bigint>();

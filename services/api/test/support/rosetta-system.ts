@@ -50,11 +50,13 @@ export const FIXTURE_TIPS: Record<string, { height: number; indexBlockHash: stri
 
 export interface RosettaSystem {
   apiUrl: string;
+  /** The public door (`/rosetta/v1` forwarded to the api, anonymous rate limits). */
+  gatewayUrl: string;
   stop(): Promise<void>;
 }
 
 /**
- * Starts indexer, observer and api on a new database of the server at `serverUrl`, replays `fixture` through the
+ * Starts indexer, observer, api and gateway on a new database of the server at `serverUrl`, replays `fixture` through the
  * observer and waits until the indexer has applied all of it. `apiEnv` is added to the api's environment.
  */
 export async function startRosettaSystem(
@@ -63,7 +65,7 @@ export async function startRosettaSystem(
   apiEnv: NodeJS.ProcessEnv = {},
 ): Promise<RosettaSystem> {
   const databaseUrl = await createTestDatabase(serverUrl, 'rosetta');
-  const [observerPort, indexerPort, apiPort] = (await freePorts(3)) as [number, number, number];
+  const [observerPort, indexerPort, apiPort, gatewayPort] = (await freePorts(4)) as [number, number, number, number];
   const prefix = `t${randomBytes(4).toString('hex')}.`;
   const common = {
     DATABASE_URL: databaseUrl,
@@ -105,9 +107,22 @@ export async function startRosettaSystem(
     );
     const apiUrl = `http://127.0.0.1:${apiPort}`;
     await start('api', { ...common, ...apiEnv, API_PORT: String(apiPort), API_HOST: '127.0.0.1' }, `${apiUrl}/healthz`);
+    const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+    await start(
+      'gateway',
+      {
+        ...common,
+        GATEWAY_PORT: String(gatewayPort),
+        HOST: '127.0.0.1',
+        GATEWAY_WORKERS: '1',
+        API_URLS: apiUrl,
+        NODE_RPC_URLS: 'http://127.0.0.1:9',
+      },
+      `${gatewayUrl}/healthz`,
+    );
     await replayEvents(loadRecordedEvents(fixture), { observerUrl, maxRetryMs: 30_000 });
     await waitForApplied(indexerUrl);
-    return { apiUrl, stop };
+    return { apiUrl, gatewayUrl, stop };
   } catch (err) {
     await stop();
     throw err;
