@@ -130,12 +130,22 @@ async function measure(rate: number, bus: 'kafka' | 'postgres', serverUrl: strin
       await post(groups[i]!.block.path, groups[i]!.block.body);
     }
     done = true;
-    await Promise.race([
-      watcher,
-      sleep(600_000).then(() => {
-        throw new Error('the tip did not reach the last block within 10 minutes');
-      }),
-    ]);
+    // A timer of its own, cleared once the watcher is done: a pending 10-minute sleep kept the process alive (and its
+    // rejection would have ended it with exit 1) long after the figures were printed.
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        watcher,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new BenchInvalidError('the tip did not reach the last block within 10 minutes')),
+            600_000,
+          );
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
     await checkIngested(sys.db, expectedTip(chain));
     const inOrder = posted.map((p, i) => visible[i]! - p);
     const lags = [...inOrder].sort((a, b) => a - b);
