@@ -18,7 +18,7 @@ import { parse as parseQuery, type ParsedUrlQuery } from 'node:querystring';
 import express, { type Router } from 'express';
 import type { Logger } from 'pino';
 import type { Histogram } from 'prom-client';
-import { AppError, type ErrorResponse, resolveRequestId } from '@bda/common';
+import { AppError, resolveRequestId, toErrorAnswer } from '@bda/common';
 import { translateDbError } from './db-errors';
 import { undecodableParamMessage } from './path-templates';
 
@@ -164,15 +164,7 @@ function writeJson(res: ServerResponse, status: number, text: string, headers?: 
 function writeError(req: IncomingMessage, res: ServerResponse, path: string, err: unknown, logger: Logger): void {
   const translated = translateDbError(err);
   if (translated !== err) logger.warn({ err, method: req.method, path }, 'database unavailable');
-  let body: ErrorResponse;
-  let status: number;
-  if (translated instanceof AppError) {
-    status = translated.status;
-    body = { error: translated.error, message: translated.message };
-  } else {
-    logger.error({ err: translated, method: req.method, path }, 'unhandled error');
-    status = 500;
-    body = { error: 'internal_error', message: 'an unexpected error occurred' };
-  }
-  writeJson(res, status, JSON.stringify(body), translated instanceof AppError ? translated.headers : undefined);
+  const answer = toErrorAnswer(translated);
+  if (answer.unexpected) logger.error({ err: translated, method: req.method, path }, 'unhandled error');
+  writeJson(res, answer.status, JSON.stringify(answer.body), answer.headers);
 }

@@ -5,14 +5,13 @@ import { gunzip as gunzipCb, inflate as inflateCb } from 'node:zlib';
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import {
-  AppError,
   DRAIN_LIMIT_BYTES,
   InputError,
   PayloadTooLargeError,
   readBody,
   ServiceUnavailableError,
+  toErrorAnswer,
   type BodyPace,
-  type ErrorResponse,
 } from '@bda/common';
 import { BusMessageRejectedError, BusUnavailableError, encodeEnvelope, type BusProducer } from '@bda/bus';
 import { checkNodeEvent } from './check-node-event';
@@ -136,8 +135,8 @@ export function eventIntake(deps: EventIntakeDeps): (req: IncomingMessage, res: 
         send(res, 200, OK_BODY);
       },
       (err: unknown) => {
-        const [status, body] = errorBody(err);
-        if (status >= 500 && !(err instanceof AppError)) logger.error({ err, path }, 'unhandled error');
+        const { status, body, unexpected } = toErrorAnswer(err);
+        if (unexpected) logger.error({ err, path }, 'unhandled error');
         if (err instanceof PeerNotAllowedError) logger.warn({ peer: req.socket.remoteAddress, path }, 'peer not allowed');
         rejected.inc({ path: label, status: String(status) });
         // A body we stopped reading half-way: close the connection rather than read the rest of it.
@@ -170,11 +169,6 @@ function send(res: ServerResponse, status: number, body: Buffer): void {
   }
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
   res.end(body);
-}
-
-function errorBody(err: unknown): [number, ErrorResponse] {
-  if (err instanceof AppError) return [err.status, { error: err.error, message: err.message }];
-  return [500, { error: 'internal_error', message: 'an unexpected error occurred' }];
 }
 
 /**
