@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { DbBlock } from '@bda/db';
-import { BlockRowBuilder, EventRowBuilder, TxRowBuilder, testAddress } from './support/builders';
+import { BlockRowBuilder, EventRowBuilder, MempoolTxRowBuilder, TxRowBuilder, testAddress } from './support/builders';
 import { startRosettaApi, type RosettaApi } from './support/rosetta-api';
 import { rosettaPost } from './support/rosetta-schemas';
-import { insertBlocks, insertEvents, insertTxs, setChainTip } from './support/seed';
+import { insertBlocks, insertEvents, insertMempoolTxs, insertTxs, setChainTip } from './support/seed';
 
 const NETWORK = { blockchain: 'stacks', network: 'mainnet' };
 const A = testAddress('stacker');
@@ -112,5 +112,38 @@ describe('Rosetta STX locks and unlocks', () => {
       transaction_identifier: { hash: blocks[3]!.index_block_hash },
     });
     expect(viaBlockTransaction.body.transaction).toEqual(first);
+  });
+
+  it('lists pending mempool transactions and shows their fee and transfer without status', async () => {
+    const pending = new MempoolTxRowBuilder().build();
+    const dropped = new MempoolTxRowBuilder().status('dropped_replace_by_fee').build();
+    await insertMempoolTxs(api.db, [pending, dropped]);
+    const list = await post('/mempool', { network_identifier: NETWORK });
+    expect(list.body).toEqual({ transaction_identifiers: [{ hash: pending.tx_id }] });
+    const tx = await post('/mempool/transaction', {
+      network_identifier: NETWORK,
+      transaction_identifier: { hash: pending.tx_id },
+    });
+    const recipient = pending.payload['recipient_address'] as string;
+    expect(
+      tx.body.transaction.operations.map(
+        (o: { type: string; status?: string; account: { address: string }; amount: { value: string } }) => [
+          o.type,
+          o.status,
+          o.account.address,
+          o.amount.value,
+        ],
+      ),
+    ).toEqual([
+      ['fee', undefined, pending.sender_address, '-300'],
+      ['token_transfer', undefined, pending.sender_address, '-25'],
+      ['token_transfer', undefined, recipient, '25'],
+    ]);
+    const gone = await post('/mempool/transaction', {
+      network_identifier: NETWORK,
+      transaction_identifier: { hash: dropped.tx_id },
+    });
+    expect(gone.status).toBe(500);
+    expect(gone.body).toMatchObject({ code: 711, message: 'Transaction not found' });
   });
 });
