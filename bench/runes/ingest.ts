@@ -19,7 +19,7 @@ import { RuneBlockGenerator } from '@bda/runes/testing';
 import { createTestDatabase, startPostgres } from '@bda/test-support';
 import type { Knex } from 'knex';
 import { BenchInvalidError } from '../spread';
-import { MessageApplier } from '@bda/indexer';
+import { RecordApplier } from '@bda/indexer';
 import { bitcoinBlockHandler } from '@bda/indexer';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   try {
     await migrateLatest(db);
     const logger = createLogger('bench', 'silent');
-    const applier = new MessageApplier({
+    const applier = new RecordApplier({
       db,
       logger,
       metrics: createMetricsRegistry('bench'),

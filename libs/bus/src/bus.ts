@@ -2,6 +2,10 @@
  * The bus between the observer and the indexer. Two implementations share this contract and one
  * contract test suite: Kafka (production) and a durable log in PostgreSQL (the embedded default).
  *
+ * Words: the bus carries **records** (a key, the chain name, and a value); a record's value is an **envelope**
+ * (`envelope.ts`: path, receive time, the node's body). Published records are `OutgoingRecord`s, consumed ones
+ * `BusRecord`s with their position; the indexer's `RecordApplier` applies them.
+ *
  * Ordering: every topic is one ordered log (Kafka: one partition). `position` is the record's place in
  * that log (Kafka offset / log row id): strictly increasing in log order, never reused.
  */
@@ -12,7 +16,7 @@ export const TOPICS = {
   bitcoinBlocks: 'bitcoin.blocks',
 } as const;
 
-export interface OutgoingMessage {
+export interface OutgoingRecord {
   /** The chain name, e.g. `stacks` or `bitcoin`. */
   key: string;
   /** The serialized envelope (see `encodeEnvelope`). */
@@ -29,10 +33,10 @@ export interface BusRecord {
 export interface BusProducer {
   connect(): Promise<void>;
   /**
-   * Resolves only once every message is durable on the bus, in order; rejects with `BusUnavailableError`
+   * Resolves only once every record is durable on the bus, in order; rejects with `BusUnavailableError`
    * when the bus cannot take them (the caller answers 503 and the sender retries).
    */
-  publish(topic: string, messages: OutgoingMessage[]): Promise<void>;
+  publish(topic: string, records: OutgoingRecord[]): Promise<void>;
   /** True while the last contact with the bus succeeded. */
   isHealthy(): boolean;
   disconnect(): Promise<void>;

@@ -1,7 +1,7 @@
 import { parseJsonExact } from '@bda/common';
 
 /**
- * The message every topic carries: `{path, received_at, body}`. The body is kept as the exact JSON text
+ * The value of every record on every topic: `{path, received_at, body}`. The body is kept as the exact JSON text
  * the sender posted (unknown fields and all), spliced in without re-serializing.
  */
 export interface Envelope<TBody = unknown> {

@@ -5,7 +5,7 @@ import { BusUnavailableError } from './bus';
  * The broker rejected the message itself (too large for the topic, invalid): retrying the same message
  * cannot succeed. The observer answers 413 for it rather than 503.
  */
-export class BusMessageRejectedError extends Error {
+export class BusRecordRejectedError extends Error {
   readonly retriable = false;
   constructor(
     message: string,
@@ -13,7 +13,7 @@ export class BusMessageRejectedError extends Error {
     options?: { cause?: unknown },
   ) {
     super(message, options);
-    this.name = 'BusMessageRejectedError';
+    this.name = 'BusRecordRejectedError';
   }
 }
 

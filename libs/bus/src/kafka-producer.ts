@@ -1,13 +1,13 @@
 import { CompressionTypes, Partitioners, type Producer } from 'kafkajs';
-import { BusUnavailableError, type BusProducer, type OutgoingMessage } from './bus';
+import { BusUnavailableError, type BusProducer, type OutgoingRecord } from './bus';
 import type { KafkaBus } from './kafka-bus';
 import { DEFAULT_COMPRESS_MIN_BYTES, PARTITION } from './kafka-bus-options';
-import { BusMessageRejectedError, busTimeout, describe, protocolErrorType, REJECTED_TYPES, toUnavailable } from './kafka-errors';
+import { BusRecordRejectedError, busTimeout, describe, protocolErrorType, REJECTED_TYPES, toUnavailable } from './kafka-errors';
 
 /** gzip for batches of at least `minBytes` (values summed), none below. */
-export function compressionFor(messages: OutgoingMessage[], minBytes: number): CompressionTypes {
+export function compressionFor(records: OutgoingRecord[], minBytes: number): CompressionTypes {
   let bytes = 0;
-  for (const m of messages) bytes += m.value.length;
+  for (const m of records) bytes += m.value.length;
   return bytes >= minBytes ? CompressionTypes.GZIP : CompressionTypes.None;
 }
 
@@ -76,8 +76,8 @@ export class KafkaBusProducer implements BusProducer {
     });
   }
 
-  publish(topic: string, messages: OutgoingMessage[]): Promise<void> {
-    if (messages.length === 0) return Promise.resolve();
+  publish(topic: string, records: OutgoingRecord[]): Promise<void> {
+    if (records.length === 0) return Promise.resolve();
     const timeout = this.bus.opts.publishTimeoutMs ?? 15_000;
     const name = this.bus.topicName(topic);
     return this.serialize(async () => {
@@ -89,8 +89,8 @@ export class KafkaBusProducer implements BusProducer {
             topic: name,
             acks: -1,
             timeout,
-            compression: compressionFor(messages, this.bus.opts.compressMinBytes ?? DEFAULT_COMPRESS_MIN_BYTES),
-            messages: messages.map((m) => ({ key: m.key, value: m.value, partition: PARTITION })),
+            compression: compressionFor(records, this.bus.opts.compressMinBytes ?? DEFAULT_COMPRESS_MIN_BYTES),
+            messages: records.map((m) => ({ key: m.key, value: m.value, partition: PARTITION })),
           });
         });
         this.healthy = true;
@@ -101,7 +101,7 @@ export class KafkaBusProducer implements BusProducer {
           // The broker answered: it is up, only this message is not acceptable.
           this.healthy = true;
           this.bus.opts.logger.warn({ err, topic: name, reason: rejected }, 'kafka rejected the message');
-          throw new BusMessageRejectedError(`Kafka rejected the message: ${rejected}`, rejected, { cause: err });
+          throw new BusRecordRejectedError(`Kafka rejected the message: ${rejected}`, rejected, { cause: err });
         }
         this.healthy = false;
         this.bus.opts.logger.warn({ err: describe(err), topic: name }, 'kafka publish failed');

@@ -9,7 +9,7 @@ import {
   type BusProducer,
   type BusRecord,
   type ConsumeOptions,
-  type OutgoingMessage,
+  type OutgoingRecord,
 } from './bus';
 
 const gzip = promisify(gzipCb);
@@ -147,14 +147,14 @@ class PgLogProducer implements BusProducer {
     this.healthy = true;
   }
 
-  async publish(topic: string, messages: OutgoingMessage[]): Promise<void> {
-    if (messages.length === 0) return;
-    const compressed = await Promise.all(messages.map((m) => gzip(m.value, { level: 1 })));
+  async publish(topic: string, records: OutgoingRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const compressed = await Promise.all(records.map((m) => gzip(m.value, { level: 1 })));
     try {
       await this.pool.query(`SELECT ${this.schema}.append($1, $2, $3, $4)`, [
         topic,
         channelFor(topic),
-        messages.map((m) => m.key),
+        records.map((m) => m.key),
         compressed,
       ]);
       this.healthy = true;

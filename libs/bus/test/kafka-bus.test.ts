@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startKafka, type RunningKafka } from '@bda/test-support';
 import {
-  BusMessageRejectedError,
+  BusRecordRejectedError,
   BusUnavailableError,
   type BusConsumer,
   type BusRecord,
@@ -174,12 +174,12 @@ describe('KafkaBus on the shared broker', () => {
     await producer.disconnect();
   });
 
-  it('rejects a message larger than the topic allows with BusMessageRejectedError (not retriable)', async () => {
+  it('rejects a message larger than the topic allows with BusRecordRejectedError (not retriable)', async () => {
     const strict = newBus(brokers, { maxMessageBytes: 64 * 1024 });
     await strict.ensureTopics(['strict']);
     const producer = strict.producer();
     const err = await producer.publish('strict', [{ key: 'stacks', value: randomBytes(1024 * 1024) }]).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(BusMessageRejectedError);
+    expect(err).toBeInstanceOf(BusRecordRejectedError);
     expect(err).not.toBeInstanceOf(BusUnavailableError);
     expect(producer.isHealthy()).toBe(true); // the broker answered
     await producer.publish('strict', [msg(1)]); // and the producer still works

@@ -1,6 +1,6 @@
 export * from './env';
 export * from './indexer';
-export * from './message-applier';
+export * from './record-applier';
 export * from './apply-error';
 export * from './indexer-gauges';
 export * from './indexer-db';

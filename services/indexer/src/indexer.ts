@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { TOPICS, type Bus, type BusConsumer } from '@bda/bus';
 import type { Network } from '@bda/runes';
-import { MessageApplier, type AppliedProgress } from './message-applier';
+import { RecordApplier, type AppliedProgress } from './record-applier';
 import { bitcoinBlockHandler } from './runes/bitcoin-block-handler';
 import type { ParkingBounds } from './stacks/parked-blocks';
 import { stacksEventHandler } from './stacks/stacks-event-handler';
@@ -35,13 +35,13 @@ export interface IndexerDeps {
  * position in `consumer_positions`.
  */
 export class Indexer {
-  private readonly consumers: Array<{ topic: string; consumer: BusConsumer; applier: MessageApplier }> = [];
-  readonly stacks: MessageApplier;
-  readonly bitcoin: MessageApplier;
+  private readonly consumers: Array<{ topic: string; consumer: BusConsumer; applier: RecordApplier }> = [];
+  readonly stacks: RecordApplier;
+  readonly bitcoin: RecordApplier;
   private started = false;
 
   constructor(private readonly deps: IndexerDeps) {
-    this.stacks = new MessageApplier({
+    this.stacks = new RecordApplier({
       db: deps.db,
       logger: deps.logger,
       metrics: deps.metrics,
@@ -49,7 +49,7 @@ export class Indexer {
       maxBatchMs: deps.maxBatchMs,
       ...stacksEventHandler(deps.logger, deps.parking),
     });
-    this.bitcoin = new MessageApplier({
+    this.bitcoin = new RecordApplier({
       db: deps.db,
       logger: deps.logger,
       metrics: deps.metrics,
@@ -65,7 +65,7 @@ export class Indexer {
 
   async start(): Promise<void> {
     await this.deps.bus.ensureTopics([TOPICS.stacksNodeEvents, TOPICS.bitcoinBlocks]);
-    const topics: Array<[string, string, MessageApplier]> = [
+    const topics: Array<[string, string, RecordApplier]> = [
       [TOPICS.stacksNodeEvents, 'stacks', this.stacks],
       [TOPICS.bitcoinBlocks, 'bitcoin', this.bitcoin],
     ];
@@ -99,13 +99,13 @@ export class Indexer {
   }
 
   /** The applier of a topic (by its plain name), or undefined for a topic this indexer does not consume. */
-  applierOf(topic: string): MessageApplier | undefined {
+  applierOf(topic: string): RecordApplier | undefined {
     if (topic === TOPICS.stacksNodeEvents) return this.stacks;
     if (topic === TOPICS.bitcoinBlocks) return this.bitcoin;
     return undefined;
   }
 
-  /** See `MessageApplier.waitForProgress`. */
+  /** See `RecordApplier.waitForProgress`. */
   progress(topic: string, coversMs: number, waitMs: number): Promise<AppliedProgress> {
     const applier = this.applierOf(topic);
     if (!applier) throw new Error(`not a topic of this indexer: ${topic}`);

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, errorMiddleware } from '@bda/common';
-import type { AppliedProgress } from './message-applier';
+import type { AppliedProgress } from './record-applier';
 import { progressRoute } from './progress-route';
 
 describe('GET /progress', () => {

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { InputError, ServiceUnavailableError } from '@bda/common';
 import type { Indexer } from './indexer';
-import { progressCovers } from './message-applier';
+import { progressCovers } from './record-applier';
 
 /** Longest a `/progress` request may wait for progress (`wait_ms`). */
 export const MAX_PROGRESS_WAIT_MS = 5_000;

@@ -238,7 +238,7 @@ const whileWriting = new WeakMap<Knex.Transaction, () => void>();
 /**
  * Registers `fn` to run (once) right after the next `WriteBatch` of `trx` has sent its statement, before waiting for
  * the answer, or clears it (`undefined`). A block's write is the longest wait of its record, so the indexer prepares
- * the next record there (see `MessageApplier`).
+ * the next record there (see `RecordApplier`).
  */
 export function runWhileNextWriteWaits(trx: Knex.Transaction, fn: (() => void) | undefined): void {
   if (fn) whileWriting.set(trx, fn);

@@ -6,7 +6,7 @@ import { GENESIS_RUNE, RunestoneBuilder, parseBitcoinBlock } from '@bda/runes';
 import { BitcoinBlockBuilder, type BuiltBlock, p2trScript } from '@bda/runes/testing';
 import { RuneBlockGenerator } from '@bda/runes/testing';
 import { PoisonMessageError } from '../src/apply-error';
-import { MessageApplier } from '../src/message-applier';
+import { RecordApplier } from '../src/record-applier';
 import { applyBitcoinBlock, bitcoinBlockHandler } from '../src/runes/bitcoin-block-handler';
 import { applyBlocks, ledgerDb, ledgerInvariantViolations, runeChecksums, silentLogger } from '@bda/indexer/testing';
 
@@ -163,7 +163,7 @@ describe('rune ledger behind the message applier', () => {
   it('dead-letters a block it cannot apply and goes on with the next one', async () => {
     const db = await ledgerDb(inject('databaseUrl'));
     try {
-      const applier = new MessageApplier({
+      const applier = new RecordApplier({
         db,
         logger: silentLogger,
         metrics: createMetricsRegistry('indexer'),

@@ -8,7 +8,7 @@ import {
   encodeEnvelope,
   type BusProducer,
   type BusRecord,
-  type OutgoingMessage,
+  type OutgoingRecord,
 } from '@bda/bus';
 import { createLogger } from '@bda/common';
 import { BitcoinBlockBuilder, type BuiltBlock } from '@bda/runes/testing';
@@ -103,10 +103,10 @@ class FakeBitcoind {
 }
 
 class FakeProducer implements BusProducer {
-  readonly messages: Array<{ topic: string; message: OutgoingMessage }> = [];
+  readonly messages: Array<{ topic: string; message: OutgoingRecord }> = [];
   failNext = 0;
   async connect() {}
-  async publish(topic: string, messages: OutgoingMessage[]) {
+  async publish(topic: string, messages: OutgoingRecord[]) {
     if (this.failNext > 0) {
       this.failNext--;
       throw new BusUnavailableError('bus down');

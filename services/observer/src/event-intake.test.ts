@@ -4,17 +4,17 @@ import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger, createMetricsRegistry, DRAIN_LIMIT_BYTES } from '@bda/common';
-import { BusMessageRejectedError, BusUnavailableError, decodeEnvelope, type BusProducer, type OutgoingMessage } from '@bda/bus';
+import { BusRecordRejectedError, BusUnavailableError, decodeEnvelope, type BusProducer, type OutgoingRecord } from '@bda/bus';
 import { buildApp } from './build-app';
 import { createReceiveClock, parseByteSize } from './event-intake';
 
 /** A producer that keeps what it is given, or fails the way it is told to. */
 class MemoryProducer implements BusProducer {
-  published: Array<{ topic: string; message: OutgoingMessage }> = [];
+  published: Array<{ topic: string; message: OutgoingRecord }> = [];
   failWith?: Error;
   delays: number[] = [];
   async connect(): Promise<void> {}
-  async publish(topic: string, messages: OutgoingMessage[]): Promise<void> {
+  async publish(topic: string, messages: OutgoingRecord[]): Promise<void> {
     const delay = this.delays.shift();
     if (delay) await new Promise((r) => setTimeout(r, delay));
     if (this.failWith) throw this.failWith;
@@ -208,7 +208,7 @@ describe('the observer intake', () => {
       status: 503,
       body: { error: 'service_unavailable' },
     });
-    producer.failWith = new BusMessageRejectedError('too big', 'MESSAGE_TOO_LARGE');
+    producer.failWith = new BusRecordRejectedError('too big', 'MESSAGE_TOO_LARGE');
     expect(await call(port, 'POST', '/new_burn_block', BURN_BLOCK)).toMatchObject({
       status: 413,
       body: { error: 'payload_too_large' },

@@ -13,7 +13,7 @@ import {
   toErrorAnswer,
   type BodyPace,
 } from '@bda/common';
-import { BusMessageRejectedError, BusUnavailableError, encodeEnvelope, type BusProducer } from '@bda/bus';
+import { BusRecordRejectedError, BusUnavailableError, encodeEnvelope, type BusProducer } from '@bda/bus';
 import { checkNodeEvent } from './check-node-event';
 import type { IndexerPacer } from './indexer-pacer';
 import { BodyTimeoutError, PeerNotAllowedError } from './intake-errors';
@@ -105,7 +105,7 @@ export function eventIntake(deps: EventIntakeDeps): (req: IncomingMessage, res: 
       await publishInOrder(checked.topic, checked.key, encodeEnvelope(path, receivedAt, checked.body));
     } catch (err) {
       if (err instanceof BusUnavailableError) throw new ServiceUnavailableError(`the event bus is unavailable: ${err.message}`);
-      if (err instanceof BusMessageRejectedError && /TOO_LARGE/.test(err.reason)) {
+      if (err instanceof BusRecordRejectedError && /TOO_LARGE/.test(err.reason)) {
         throw new PayloadTooLargeError(`the event bus refused the event as too large (${err.reason})`);
       }
       throw err;

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@bda/common';
 import {
-  BusMessageRejectedError,
+  BusRecordRejectedError,
   BusUnavailableError,
   decodeEnvelope,
   TOPICS,
   type BusProducer,
-  type OutgoingMessage,
+  type OutgoingRecord,
 } from '@bda/bus';
 import { ImportStoppedError, importEvents } from './import-events';
 import { parseRecordedTime, type RecordedEvent } from './node-event-file';
@@ -15,14 +15,14 @@ const logger = createLogger('test', 'silent');
 
 /** Keeps every publish call (topic and messages), failing the first `failures` calls with `error`. */
 class RecordingProducer implements BusProducer {
-  calls: Array<{ topic: string; messages: OutgoingMessage[] }> = [];
+  calls: Array<{ topic: string; messages: OutgoingRecord[] }> = [];
   attempts = 0;
   constructor(
     private failures = 0,
     private error: Error = new BusUnavailableError('broker down'),
   ) {}
   async connect(): Promise<void> {}
-  async publish(topic: string, messages: OutgoingMessage[]): Promise<void> {
+  async publish(topic: string, messages: OutgoingRecord[]): Promise<void> {
     this.attempts += 1;
     if (this.failures > 0) {
       this.failures -= 1;
@@ -154,7 +154,7 @@ describe('importEvents', () => {
   });
 
   it('gives up at once on a batch the bus rejects for good', async () => {
-    const producer = new RecordingProducer(1, new BusMessageRejectedError('too large', 'MESSAGE_TOO_LARGE'));
+    const producer = new RecordingProducer(1, new BusRecordRejectedError('too large', 'MESSAGE_TOO_LARGE'));
     await expect(importEvents(blocks(3), { producer, logger, retryBackoffMs: 1 })).rejects.toThrow('too large');
     expect(producer.attempts).toBe(1);
   });

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { encodeEnvelope, type BusProducer, type OutgoingMessage } from '@bda/bus';
+import { encodeEnvelope, type BusProducer, type OutgoingRecord } from '@bda/bus';
 import { checkNodeEvent } from './check-node-event';
 import { parseRecordedTime, type RecordedEvent } from './node-event-file';
 
@@ -52,7 +52,7 @@ export class ImportStoppedError extends Error {
 
 interface Batch {
   topic: string;
-  messages: OutgoingMessage[];
+  messages: OutgoingRecord[];
   bytes: number;
   last?: RecordedEvent;
 }
@@ -117,7 +117,7 @@ export async function importEvents(
         summary.skippedBeforeFrom += 1;
         continue;
       }
-      let message: OutgoingMessage;
+      let message: OutgoingRecord;
       let topic: string;
       try {
         const receivedAt = parseRecordedTime(event.receivedAt);

@@ -3,16 +3,16 @@ import { connect } from 'node:net';
 import { constants as zlibConstants, createGzip, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger, createMetricsRegistry } from '@bda/common';
-import type { BusProducer, OutgoingMessage } from '@bda/bus';
+import type { BusProducer, OutgoingRecord } from '@bda/bus';
 import { buildApp, type ObserverDeps } from './build-app';
 import { loadObserverEnv } from './env';
 import { allowedPeersFor, parsePeerAllowList } from './peer-allow-list';
 
 /** A producer that keeps what it is given. */
 class MemoryProducer implements BusProducer {
-  published: Array<{ topic: string; message: OutgoingMessage }> = [];
+  published: Array<{ topic: string; message: OutgoingRecord }> = [];
   async connect(): Promise<void> {}
-  async publish(topic: string, messages: OutgoingMessage[]): Promise<void> {
+  async publish(topic: string, messages: OutgoingRecord[]): Promise<void> {
     for (const message of messages) this.published.push({ topic, message });
   }
   isHealthy(): boolean {

@@ -4,7 +4,7 @@ import type { Envelope } from '@bda/bus';
 import type { DbRuneBlock } from '@bda/db';
 import { type BitcoinBlock, type Network, parseBitcoinBlock } from '@bda/runes';
 import { PoisonMessageError } from '../apply-error';
-import type { EnvelopeHandler } from '../message-applier';
+import type { EnvelopeHandler } from '../record-applier';
 import { applyRuneBlock } from './apply-block';
 import { rollbackRuneBlock } from './rollback-block';
 

@@ -43,7 +43,7 @@ const APPLY_BURN_BLOCK_SQL = `WITH demoted AS (
 /** Stores a burnchain block; the newest block seen at a height is the canonical one there. */
 export async function applyBurnBlock(trx: Knex.Transaction, b: NodeBurnBlock): Promise<void> {
   const rewards = b.reward_recipients ?? [];
-  // Through a WriteBatch: the next record is prepared while this statement runs (see MessageApplier).
+  // Through a WriteBatch: the next record is prepared while this statement runs (see RecordApplier).
   const writes = new WriteBatch(trx);
   await writes.add({
     sql: APPLY_BURN_BLOCK_SQL,

@@ -75,7 +75,7 @@ export async function applyNewMempoolTxs(
   if (problems.length) logger.warn({ problems }, 'undecodable mempool transactions skipped');
   if (rows.length === 0) return problems;
   // An unnest insert: one statement text for any number of rows, prepared once per connection. Through a
-  // WriteBatch: the next record is prepared while it runs (see MessageApplier).
+  // WriteBatch: the next record is prepared while it runs (see RecordApplier).
   const writes = new WriteBatch(trx);
   await writes.add(
     await unnestInsert(trx, 'mempool_txs', rows, {

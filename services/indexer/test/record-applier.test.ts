@@ -5,7 +5,7 @@ import { encodeEnvelope, type BusRecord, type Envelope } from '@bda/bus';
 import { createDb, migrateLatest } from '@bda/db';
 import { createTestDatabase } from '@bda/test-support';
 import { PoisonMessageError } from '../src/apply-error';
-import { describeFailure, MessageApplier, type MessageApplierOptions } from '../src/message-applier';
+import { describeFailure, RecordApplier, type RecordApplierOptions } from '../src/record-applier';
 import { WriteBatch } from '../src/sql';
 
 const record = (position: number, body: unknown): BusRecord => ({
@@ -16,14 +16,14 @@ const record = (position: number, body: unknown): BusRecord => ({
 });
 const batch = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => record(from + i, { n: from + i }));
 
-describe('MessageApplier', () => {
+describe('RecordApplier', () => {
   let db: Knex;
   let seen: number[];
-  let applier: MessageApplier;
+  let applier: RecordApplier;
 
   /** Writes each record's number to `applier_items`; a body `{poison: true}` cannot be applied. */
-  const make = (positionKey: string, overrides: Partial<MessageApplierOptions> = {}) =>
-    new MessageApplier({
+  const make = (positionKey: string, overrides: Partial<RecordApplierOptions> = {}) =>
+    new RecordApplier({
       db,
       logger: createLogger('indexer', 'silent'),
       metrics: createMetricsRegistry('indexer'),
@@ -86,7 +86,7 @@ describe('MessageApplier', () => {
   it('dead-letters the record whose deferred write fails at commit time, and applies the others', async () => {
     // Each record defers a write to the end of the batch (as the history rows are); record 1's deferred write fails.
     let deferred: number[] = [];
-    const deferring = new MessageApplier({
+    const deferring = new RecordApplier({
       db,
       logger: createLogger('indexer', 'silent'),
       metrics: createMetricsRegistry('indexer'),
@@ -128,7 +128,7 @@ describe('MessageApplier', () => {
 
   it("prepares the next record while the current record's write runs, and applies records in order", async () => {
     const log: string[] = [];
-    const pipelined = new MessageApplier({
+    const pipelined = new RecordApplier({
       db,
       logger: createLogger('indexer', 'silent'),
       metrics: createMetricsRegistry('indexer'),

@@ -31,7 +31,7 @@ const STORED_PROGRESS_POLL_MS = 50;
 /** Applies one decoded envelope inside the given transaction. */
 export type EnvelopeHandler = (trx: Knex.Transaction, envelope: Envelope) => Promise<void>;
 
-export interface MessageApplierOptions {
+export interface RecordApplierOptions {
   db: Knex;
   logger: Logger;
   metrics: Registry;
@@ -82,7 +82,7 @@ const TAKE_POSITION_SQL = `UPDATE consumer_positions c
 /** Where a transaction cut short by the time limit ends (its row is locked by TAKE_POSITION_SQL). */
 const SET_POSITION_SQL = 'UPDATE consumer_positions SET position = $2::bigint, received_at = $3::timestamptz WHERE topic = $1';
 
-export class MessageApplier {
+export class RecordApplier {
   private readonly applied: Counter<'path'>;
   private readonly deadLetters: Counter<'path'>;
   private readonly batchSeconds: Histogram;
@@ -91,7 +91,7 @@ export class MessageApplier {
   private committed: AppliedProgress = { position: null, receivedAt: null };
   private readonly commitWaiters = new Set<() => void>();
 
-  constructor(private readonly opts: MessageApplierOptions) {
+  constructor(private readonly opts: RecordApplierOptions) {
     // One applier per topic shares the registry: the second one reuses the metrics the first registered.
     const metric = <T>(name: string, create: () => T): T => (opts.metrics.getSingleMetric(name) as T | undefined) ?? create();
     this.applied = metric(
