@@ -120,20 +120,28 @@ function blockStatement(lookup: string): Statement {
                        'contract_identifier', x.contract_identifier)), '[]'::json)
              FROM (SELECT DISTINCT ON (c.locked_address) l.locked_address, l.locked_amount, l.unlock_height,
                           l.contract_identifier
-                   FROM events c
+                   FROM (-- locks whose unlock height falls in (parent's burn height, this burn height]: an index range
+                         SELECT e.locked_address FROM events e
+                         WHERE e.type = 'stx_lock_event' AND e.canonical AND e.committed
+                           AND e.unlock_height > p.burn_block_height AND e.unlock_height <= b.burn_block_height
+                           AND e.block_height < b.block_height
+                         UNION ALL
+                         -- every lock, at the one block where a PoX version's retirement height is crossed (the
+                         -- condition on the block alone is a one-time filter: the scan runs only then)
+                         SELECT e.locked_address FROM events e
+                         WHERE ((b.pox_v1_unlock_height IS NOT NULL AND p.burn_block_height < b.pox_v1_unlock_height
+                                 AND b.burn_block_height >= b.pox_v1_unlock_height)
+                                OR (b.pox_v2_unlock_height IS NOT NULL AND p.burn_block_height < b.pox_v2_unlock_height
+                                    AND b.burn_block_height >= b.pox_v2_unlock_height)
+                                OR (b.pox_v3_unlock_height IS NOT NULL AND p.burn_block_height < b.pox_v3_unlock_height
+                                    AND b.burn_block_height >= b.pox_v3_unlock_height))
+                           AND e.type = 'stx_lock_event' AND e.canonical AND e.committed
+                           AND e.block_height < b.block_height) c
                    CROSS JOIN LATERAL (SELECT * FROM events l
                                        WHERE l.type = 'stx_lock_event' AND l.canonical AND l.committed
                                          AND l.locked_address = c.locked_address AND l.block_height < b.block_height
                                        ORDER BY l.block_height DESC, l.event_index DESC LIMIT 1) l
                    WHERE p.burn_block_height IS NOT NULL
-                     AND c.type = 'stx_lock_event' AND c.canonical AND c.committed AND c.block_height < b.block_height
-                     AND (c.unlock_height > p.burn_block_height AND c.unlock_height <= b.burn_block_height
-                          OR (b.pox_v1_unlock_height IS NOT NULL AND p.burn_block_height < b.pox_v1_unlock_height
-                              AND b.burn_block_height >= b.pox_v1_unlock_height)
-                          OR (b.pox_v2_unlock_height IS NOT NULL AND p.burn_block_height < b.pox_v2_unlock_height
-                              AND b.burn_block_height >= b.pox_v2_unlock_height)
-                          OR (b.pox_v3_unlock_height IS NOT NULL AND p.burn_block_height < b.pox_v3_unlock_height
-                              AND b.burn_block_height >= b.pox_v3_unlock_height))
                    ORDER BY c.locked_address) x) AS expiring_locks
      FROM blocks b
      LEFT JOIN blocks p ON p.index_block_hash = b.parent_index_block_hash
