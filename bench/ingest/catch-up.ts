@@ -152,6 +152,8 @@ async function measureOnce(stats: boolean): Promise<Run> {
     const window = startCpuWindow(roots, new Set([watch.backendPid]));
     const t0 = performance.now();
     const first = watch.firstProgress(before, 600_000);
+    // Awaited below; if the start fails first, its later rejection (the connection closed) is not an unhandled one.
+    first.catch(() => undefined);
     await sys.startService('indexer');
     const tReady = performance.now();
     const indexerPid = sys.procs.get('indexer')!.child.pid!;
