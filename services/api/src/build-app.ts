@@ -19,6 +19,7 @@ import { pathTemplates } from './path-templates';
 import { expressRouter, type GetRoute, plainRoutes } from './plain-routes';
 import { knexRunesDb, runesRoutes, type RunesDb } from './runes';
 import { namesRouter } from './names';
+import { accountsRouter } from './accounts';
 import { DEFAULT_ROSETTA_OPTIONS, rosettaRouter, type RosettaOptions } from './rosetta';
 import { SERVER_VERSION } from './version';
 
@@ -135,6 +136,7 @@ function createApp(deps: ApiDeps, duration: DurationHistogram, runes: GetRoute[]
   app.use(addressRouter(ctx));
   app.use(expressRouter(runes));
   app.use(namesRouter(deps.db));
+  app.use(accountsRouter(deps.db));
   // The documented paths, for a method they do not take and for naming an undecodable parameter.
   const templates = pathTemplates(document);
   app.use(methodNotAllowed(templates));

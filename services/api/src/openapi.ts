@@ -46,8 +46,12 @@ export function loadSchemaSources(dir: string = DEFAULT_SCHEMAS_DIR): SchemaSour
   const document = readJson(join(dir, 'openapi.json'));
   mergeRunesFragment(dir, document, components);
   mergeSchemaFragment(dir, NAMES_SCHEMAS_PATH, 'openapi-names.json', document, components);
+  mergeSchemaFragment(dir, ACCOUNTS_SCHEMAS_PATH, 'openapi-accounts.json', document, components);
   return { document, components };
 }
+
+/** Where the accounts family (balances, ADR 0024) keeps its JSON Schemas and OpenAPI fragment, relative to `schemas/`. */
+export const ACCOUNTS_SCHEMAS_PATH = 'accounts';
 
 /** Where the naming family (BNS) keeps its JSON Schemas and OpenAPI fragment, relative to `schemas/`. */
 export const NAMES_SCHEMAS_PATH = 'names';

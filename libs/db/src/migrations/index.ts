@@ -28,6 +28,10 @@ import * as m030 from './030-bns-namespaces';
 import * as m031 from './031-bns-names';
 import * as m032 from './032-bns-zonefiles';
 import * as m033 from './033-bns-subdomains';
+import * as m040 from './040-stx-balance-changes';
+import * as m041 from './041-token-balance-changes';
+import * as m042 from './042-token-balances';
+import * as m043 from './043-nft-owner-changes';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -65,6 +69,10 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['031-bns-names', m031],
   ['032-bns-zonefiles', m032],
   ['033-bns-subdomains', m033],
+  ['040-stx-balance-changes', m040],
+  ['041-token-balance-changes', m041],
+  ['042-token-balances', m042],
+  ['043-nft-owner-changes', m043],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */

@@ -92,7 +92,7 @@ export async function applyNewBlock(
   if (hasMicroblockTxs || ctx.parent_has_microblocks) await confirmMicroblocks(trx, block, hash, extendsTip);
 
   if (extendsTip) {
-    readModels.add(rows.addressTxs, rows.txIds);
+    readModels.add(rows.addressTxs, rows.txIds, hash);
     // Its stream came first (out of order): canonical now with the block, and its newest microblock is the tip's.
     if (ctx.has_own_microblocks) {
       await setUnconfirmedStreamsCanonical(trx, [hash], true);

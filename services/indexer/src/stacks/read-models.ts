@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { DbAddressTx } from '@bda/db';
 import { PG_TYPE } from '../binary-array';
 import { arrayParameter, runPrepared } from '../sql';
+import { addCanonicalAccountBlocks, removeAccountBlocks } from '../accounts';
 
 /** Microblock sequence used for anchored transactions in the per-address ordering (sorts after microblock txs). */
 export const ANCHORED_SEQUENCE = 2147483647;
@@ -23,6 +24,7 @@ export async function addCanonicalBlockReadModels(trx: Knex.Transaction, blockHa
   if (blockHashes.length === 0) return;
   // A prepared statement: planning this one costs more than running it for a block or two.
   await runPrepared(trx, ADD_READ_MODELS_SQL, [blockHashes]);
+  await addCanonicalAccountBlocks(trx, blockHashes);
 }
 
 const ADDRESS_TXS_CTES = `parties AS (
@@ -70,6 +72,7 @@ export async function removeAddressTxs(trx: Knex.Transaction, blockHashes: strin
      WHERE c.address = d.address`,
     { hashes: blockHashes },
   );
+  await removeAccountBlocks(trx, blockHashes);
 }
 
 /**
@@ -189,21 +192,26 @@ const WRITE_READ_MODEL_ROWS_SQL = `WITH inserted AS (
 export class DeferredReadModels {
   private rows: DbAddressTx[] = [];
   private txIds: string[] = [];
+  /** Blocks whose account read models (ADR 0024) are still to be computed, in the order they extended the tip. */
+  private blocks: string[] = [];
 
-  add(rows: readonly DbAddressTx[], txIds: readonly string[]): void {
+  add(rows: readonly DbAddressTx[], txIds: readonly string[], indexBlockHash?: string): void {
     for (const r of rows) this.rows.push(r);
     for (const id of txIds) this.txIds.push(id);
+    if (indexBlockHash !== undefined) this.blocks.push(indexBlockHash);
   }
 
   reset(): void {
     this.rows = [];
     this.txIds = [];
+    this.blocks = [];
   }
 
   async flush(trx: Knex.Transaction): Promise<void> {
-    if (this.rows.length === 0 && this.txIds.length === 0) return;
-    const { rows, txIds } = this;
+    if (this.rows.length === 0 && this.txIds.length === 0 && this.blocks.length === 0) return;
+    const { rows, txIds, blocks } = this;
     this.reset();
+    await addCanonicalAccountBlocks(trx, blocks);
     const column = <K extends keyof DbAddressTx>(k: K, oid: number) =>
       arrayParameter(
         rows.map((r) => r[k]),

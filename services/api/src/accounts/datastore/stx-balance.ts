@@ -1,0 +1,93 @@
+import type { Knex } from 'knex';
+import { FROM_TIP, TIP_SELECT, tipOf, type TipColumns } from '../../datastore/chain-tip';
+import { query, statement } from '../../datastore/sql';
+import type { DbChainTip } from '@bda/db';
+
+/** A principal's STX totals at a height, with the lock in force then (ADR 0024). Amounts are decimal strings. */
+export interface DbStxBalance {
+  /** The height the balance is at (the tip, or the `until_block` height capped at the tip). */
+  height: number;
+  balance: string;
+  total_sent: string;
+  total_received: string;
+  total_fees_sent: string;
+  total_miner_rewards_received: string;
+  lock_tx_id: string | null;
+  locked_amount: string | null;
+  lock_height: number | null;
+  burnchain_lock_height: number | null;
+  burnchain_unlock_height: string | null;
+  /** Burn height of the block the balance is at: a lock whose unlock height is below it has expired. */
+  burn_block_height: number;
+}
+
+type Row = TipColumns &
+  Partial<DbStxBalance> & {
+    at_height: number | null;
+    at_burn_block_height: number | null;
+  };
+
+/**
+ * `$1` principal, `$2` height (null: the tip). One statement: the tip, the canonical block at the height (capped at the
+ * tip), the principal's newest balance row at or below it (an index read on `stx_balance_changes`), and its newest
+ * committed canonical STX lock event up to that height.
+ */
+const STX_BALANCE = statement(
+  `SELECT ${TIP_SELECT}, at.block_height AS at_height, at.burn_block_height AS at_burn_block_height,
+          s.balance, s.total_sent, s.total_received, s.total_fees_sent, s.total_miner_rewards_received,
+          l.tx_id AS lock_tx_id, l.locked_amount, l.block_height AS lock_height, l.unlock_height AS burnchain_unlock_height,
+          lb.burn_block_height AS burnchain_lock_height
+   FROM ${FROM_TIP}
+   LEFT JOIN LATERAL (
+     SELECT block_height, burn_block_height FROM blocks
+     WHERE canonical AND block_height = least(coalesce($2::integer, tip.block_height), tip.block_height) LIMIT 1
+   ) at ON true
+   LEFT JOIN LATERAL (
+     SELECT * FROM stx_balance_changes c WHERE c.principal = $1 AND c.block_height <= at.block_height
+     ORDER BY c.block_height DESC LIMIT 1
+   ) s ON true
+   LEFT JOIN LATERAL (
+     SELECT e.tx_id, e.locked_amount, e.block_height, e.unlock_height, e.index_block_hash FROM events e
+     WHERE e.type = 'stx_lock_event' AND e.canonical AND e.committed AND e.locked_address = $1
+       AND e.block_height <= at.block_height
+     ORDER BY e.block_height DESC, e.event_index DESC LIMIT 1
+   ) l ON true
+   LEFT JOIN blocks lb ON lb.index_block_hash = l.index_block_hash`,
+);
+
+/** `null` balance when there is no canonical block yet. */
+export async function getStxBalance(
+  db: Knex,
+  principal: string,
+  height: number | null,
+): Promise<{ tip: DbChainTip | null; balance: DbStxBalance | null }> {
+  const [row] = await query<Row>(db, STX_BALANCE, [principal, height]);
+  if (!row || row.at_height === null) return { tip: row ? tipOf(row) : null, balance: null };
+  return {
+    tip: tipOf(row),
+    balance: {
+      height: row.at_height,
+      burn_block_height: row.at_burn_block_height ?? 0,
+      balance: row.balance ?? '0',
+      total_sent: row.total_sent ?? '0',
+      total_received: row.total_received ?? '0',
+      total_fees_sent: row.total_fees_sent ?? '0',
+      total_miner_rewards_received: row.total_miner_rewards_received ?? '0',
+      lock_tx_id: row.lock_tx_id ?? null,
+      locked_amount: row.locked_amount ?? null,
+      lock_height: row.lock_height ?? null,
+      burnchain_lock_height: row.burnchain_lock_height ?? null,
+      burnchain_unlock_height: row.burnchain_unlock_height ?? null,
+    },
+  };
+}
+
+/** The canonical block with this block hash or index block hash (`0x` hex), as its height; null when none. */
+const BLOCK_HEIGHT_BY_HASH = statement(
+  `SELECT block_height FROM blocks WHERE canonical AND (index_block_hash = $1 OR block_hash = $1) LIMIT 1`,
+);
+
+export async function canonicalHeightOf(db: Knex, hash: string): Promise<number | null> {
+  const [row] = await query<{ block_height: number }>(db, BLOCK_HEIGHT_BY_HASH, [hash]);
+  return row?.block_height ?? null;
+}

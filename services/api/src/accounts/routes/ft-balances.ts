@@ -1,0 +1,43 @@
+import express, { type Router } from 'express';
+import type { Knex } from 'knex';
+import { InputError } from '@bda/common';
+import { echo, parsePage, parsePrincipal } from '../../params';
+import { getFtBalance, getTokenBalancePage } from '../datastore/token-balances';
+import { markDeprecated } from './account-params';
+
+/** Page sizes of FT balance lists, as the reference API's (`limit` 1–200, 100 when absent). */
+export const FT_BALANCE_LIMITS = { default: 100, max: 200 };
+
+/** `contract_address.contract_name::asset_name`: a fungible token's identifier. */
+const ASSET_IDENTIFIER = /^[A-Z0-9]{28,41}\.[a-zA-Z]([a-zA-Z0-9]|[-_]){0,127}::[a-zA-Z0-9\-_!?+<>=/*]{1,128}$/;
+
+/** `/extended/v2/addresses/{principal}/balances/ft` (a page, asset order) and `/balances/ft/{token}`. */
+export function ftBalanceRoutes(db: Knex): Router {
+  const router = express.Router();
+
+  router.get('/extended/v2/addresses/:principal/balances/ft', async (req, res) => {
+    const principal = parsePrincipal(req.params.principal);
+    const { limit, offset } = parsePage(req.query, FT_BALANCE_LIMITS);
+    const page = await getTokenBalancePage(db, principal, 'ft', { limit, offset });
+    markDeprecated(res);
+    res.json({
+      limit,
+      offset,
+      total: page.total,
+      results: page.results.map((r) => ({ token: r.asset_identifier, balance: r.balance })),
+    });
+  });
+
+  router.get('/extended/v2/addresses/:principal/balances/ft/:token', async (req, res) => {
+    const principal = parsePrincipal(req.params.principal);
+    const token = req.params.token;
+    if (!ASSET_IDENTIFIER.test(token)) {
+      throw new InputError(`path parameter token: ${echo(token)} is not a fungible token identifier (contract_id::asset_name)`);
+    }
+    const balance = await getFtBalance(db, principal, token);
+    markDeprecated(res);
+    res.json({ balance });
+  });
+
+  return router;
+}

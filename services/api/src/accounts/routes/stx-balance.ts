@@ -1,0 +1,41 @@
+import express, { type Router } from 'express';
+import type { Knex } from 'knex';
+import { NotFoundError } from '@bda/common';
+import { respondNotModifiedIfFresh } from '../../http-cache';
+import { parsePrincipal, queryBoolean } from '../../params';
+import { getMempoolStxDelta } from '../datastore/mempool-balance';
+import { getStxBalance } from '../datastore/stx-balance';
+import { toAddressStxBalanceResponse, toStxBalanceResponse } from '../mappers/stx-balance';
+import { markDeprecated, parseUntilBlock } from './account-params';
+
+/**
+ * `/extended/v1/address/{principal}/stx` (at the tip with the mempool-aware fields, or at `until_block` without them)
+ * and `/extended/v2/addresses/{principal}/balances/stx` (tip; mempool fields with `include_mempool=true`).
+ */
+export function stxBalanceRoutes(db: Knex): Router {
+  const router = express.Router();
+
+  router.get('/extended/v1/address/:principal/stx', async (req, res) => {
+    const principal = parsePrincipal(req.params.principal);
+    const height = await parseUntilBlock(db, req.query);
+    const { tip, balance } = await getStxBalance(db, principal, height);
+    if (!balance) throw new NotFoundError('no current block');
+    markDeprecated(res);
+    const pending = height === null ? await getMempoolStxDelta(db, principal) : null;
+    if (height !== null && respondNotModifiedIfFresh(req, res, tip)) return;
+    res.json(toAddressStxBalanceResponse(balance, pending));
+  });
+
+  router.get('/extended/v2/addresses/:principal/balances/stx', async (req, res) => {
+    const principal = parsePrincipal(req.params.principal);
+    const includeMempool = queryBoolean(req.query, 'include_mempool');
+    const { tip, balance } = await getStxBalance(db, principal, null);
+    if (!balance) throw new NotFoundError('no current block');
+    markDeprecated(res);
+    if (!includeMempool && respondNotModifiedIfFresh(req, res, tip)) return;
+    const pending = includeMempool ? await getMempoolStxDelta(db, principal) : null;
+    res.json(toStxBalanceResponse(balance, pending));
+  });
+
+  return router;
+}

@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { schemaValidator } from './support/api-harness';
+import { accountLedger, type AccountLedger } from './support/account-ledger';
+import { startRosettaSystem, type RosettaSystem } from './support/rosetta-system';
+
+/** GET on the api, the body validated against the documented schema of `template`. */
+async function get(
+  system: RosettaSystem,
+  path: string,
+  template: string,
+): Promise<{ status: number; body: Body; headers: Headers }> {
+  const res = await fetch(`${system.apiUrl}${path}`);
+  const body: unknown = await res.json();
+  schemaValidator.validateResponse(template, 'get', res.status, body);
+  return { status: res.status, body, headers: res.headers };
+}
+
+/** A JSON answer (validated against its schema before a test reads it). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Body = any;
+
+const STX_V1 = '/extended/v1/address/{principal}/stx';
+const BALANCES_V1 = '/extended/v1/address/{principal}/balances';
+const STX_V2 = '/extended/v2/addresses/{principal}/balances/stx';
+const FT_V2 = '/extended/v2/addresses/{principal}/balances/ft';
+const FT_ONE_V2 = '/extended/v2/addresses/{principal}/balances/ft/{token}';
+
+const asStrings = (m: Map<string, bigint>) => Object.fromEntries([...m].map(([k, v]) => [k, v.toString()]));
+
+for (const fixture of ['mocknet.tsv', 'mainnet-reorg-scenario1.tsv']) {
+  describe(`account balances after replaying ${fixture}`, () => {
+    let system: RosettaSystem;
+    let ledger: AccountLedger;
+
+    beforeAll(async () => {
+      ledger = accountLedger(fixture);
+      system = await startRosettaSystem(inject('databaseUrl'), fixture);
+    }, 300_000);
+
+    afterAll(async () => {
+      await system?.stop();
+    });
+
+    it('answers every principal of the fixture with the STX totals summed from its canonical events, fees and rewards', async () => {
+      expect(ledger.principals.size).toBeGreaterThan(2);
+      const tipBurn = ledger.canonical.at(-1)!.burnHeight;
+      for (const p of ledger.principals) {
+        const want = ledger.stxAt(p);
+        const { status, body, headers } = await get(system, `/extended/v1/address/${p}/stx`, STX_V1);
+        expect(status, p).toBe(200);
+        expect(headers.get('warning')).toMatch(/^299 /);
+        expect(body, p).toMatchObject({
+          balance: want.balance.toString(),
+          total_sent: want.sent.toString(),
+          total_received: want.received.toString(),
+          total_fees_sent: want.fees.toString(),
+          total_miner_rewards_received: want.rewards.toString(),
+          pending_balance_inbound: expect.any(String),
+          estimated_balance: expect.any(String),
+        });
+        const lock = ledger.lockAt(p);
+        const inForce = lock !== null && lock.unlock >= tipBurn;
+        expect(body.locked, p).toBe(inForce ? lock.amount.toString() : '0');
+        expect(body.burnchain_unlock_height, p).toBe(inForce ? lock.unlock : 0);
+
+        const v2 = await get(system, `/extended/v2/addresses/${p}/balances/stx`, STX_V2);
+        expect(v2.body, p).toEqual({
+          balance: want.balance.toString(),
+          total_miner_rewards_received: want.rewards.toString(),
+          lock_tx_id: body.lock_tx_id,
+          locked: body.locked,
+          lock_height: body.lock_height,
+          burnchain_lock_height: body.burnchain_lock_height,
+          burnchain_unlock_height: body.burnchain_unlock_height,
+        });
+      }
+    });
+
+    it('answers until_block with the totals summed up to that block, at every canonical height', async () => {
+      const sample = [...ledger.principals].filter((p) => ledger.stxAt(p).balance !== 0n).slice(0, 8);
+      expect(sample.length).toBeGreaterThan(0);
+      for (const block of ledger.canonical) {
+        if (block.height < 1) continue;
+        for (const p of sample) {
+          const want = ledger.stxAt(p, block.height);
+          const { status, body } = await get(system, `/extended/v1/address/${p}/stx?until_block=${block.height}`, STX_V1);
+          expect(status).toBe(200);
+          expect(body.estimated_balance).toBeUndefined();
+          expect({ p, h: block.height, balance: body.balance, fees: body.total_fees_sent }).toEqual({
+            p,
+            h: block.height,
+            balance: want.balance.toString(),
+            fees: want.fees.toString(),
+          });
+        }
+      }
+      // By index block hash: the same as by its height.
+      const mid = ledger.canonical[Math.floor(ledger.canonical.length / 2)]!;
+      const p = sample[0]!;
+      const byHash = await get(system, `/extended/v1/address/${p}/stx?until_block=${mid.indexBlockHash}`, STX_V1);
+      expect(byHash.body.balance).toBe(ledger.stxAt(p, mid.height).balance.toString());
+    });
+
+    it('answers the fungible tokens and NFT counts of every principal as summed from its canonical token events', async () => {
+      for (const p of ledger.principals) {
+        const { status, body } = await get(system, `/extended/v1/address/${p}/balances`, BALANCES_V1);
+        expect(status).toBe(200);
+        expect(body.stx.balance, p).toBe(ledger.stxAt(p).balance.toString());
+        const ft = ledger.tokensAt(p, 'ft');
+        const nft = ledger.tokensAt(p, 'nft');
+        expect(Object.fromEntries(Object.entries(body.fungible_tokens).map(([k, v]) => [k, (v as Body).balance])), p).toEqual(
+          asStrings(ft),
+        );
+        expect(Object.fromEntries(Object.entries(body.non_fungible_tokens).map(([k, v]) => [k, (v as Body).count])), p).toEqual(
+          asStrings(nft),
+        );
+        const page = await get(system, `/extended/v2/addresses/${p}/balances/ft?limit=200`, FT_V2);
+        expect(page.body.total).toBe(ft.size);
+        expect(page.body.results).toEqual(
+          [...ft].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([token, v]) => ({ token, balance: v.toString() })),
+        );
+        for (const [token, v] of ft) {
+          const one = await get(system, `/extended/v2/addresses/${p}/balances/ft/${token}`, FT_ONE_V2);
+          expect(one.body).toEqual({ balance: v.toString() });
+        }
+      }
+    });
+
+    it('answers an unknown principal with zeros and malformed parameters with 4xx JSON', async () => {
+      const nobody = 'SP000000000000000000002Q6VF78';
+      if (!ledger.principals.has(nobody)) {
+        const { body } = await get(system, `/extended/v1/address/${nobody}/stx?until_block=1`, STX_V1);
+        expect(body).toMatchObject({ balance: '0', total_sent: '0', locked: '0', lock_tx_id: '' });
+      }
+      const p = [...ledger.principals][0]!;
+      expect((await get(system, `/extended/v1/address/not-an-address/stx`, STX_V1)).status).toBe(400);
+      expect((await get(system, `/extended/v1/address/${p}/stx?until_block=0`, STX_V1)).status).toBe(400);
+      expect((await get(system, `/extended/v1/address/${p}/stx?until_block=1&unanchored=true`, STX_V1)).status).toBe(400);
+      expect((await get(system, `/extended/v1/address/${p}/stx?until_block=0x${'ab'.repeat(32)}`, STX_V1)).status).toBe(404);
+      expect((await get(system, `/extended/v2/addresses/${p}/balances/ft?limit=201`, FT_V2)).status).toBe(400);
+      expect((await get(system, `/extended/v2/addresses/${p}/balances/ft/nonsense`, FT_ONE_V2)).status).toBe(400);
+    });
+  });
+}

@@ -1,0 +1,205 @@
+/**
+ * Balances computed from a fixture's raw node events, for the accounts tests: written from the node-event format
+ * (reference/node-events.md), independently of the indexer. The canonical chain is the fixture's tip (its
+ * PROVENANCE.md) and its ancestors; a block counts once, as first received.
+ */
+import { addressFromVersionHash, addressToString, AuthType, deserializeTransaction } from '@stacks/transactions';
+import { FIXTURE_TIPS, loadRecordedEvents } from './rosetta-system';
+
+interface RawEvent {
+  txid: string;
+  event_index: number;
+  committed?: boolean;
+  type: string;
+  [body: string]: unknown;
+}
+
+interface RawBlock {
+  index_block_hash: string;
+  parent_index_block_hash: string;
+  block_height: number;
+  burn_block_height: number;
+  transactions: Array<{ txid: string; raw_tx: string; status: string }>;
+  events: RawEvent[];
+  matured_miner_rewards?: Array<{
+    recipient: string;
+    coinbase_amount: string;
+    tx_fees_anchored: string;
+    tx_fees_streamed_confirmed: string;
+    tx_fees_streamed_produced: string;
+  }>;
+}
+
+export interface StxTotals {
+  balance: bigint;
+  sent: bigint;
+  received: bigint;
+  fees: bigint;
+  rewards: bigint;
+}
+
+export interface LedgerBlock {
+  height: number;
+  burnHeight: number;
+  indexBlockHash: string;
+}
+
+export interface AccountLedger {
+  /** The canonical blocks, lowest first. */
+  canonical: LedgerBlock[];
+  /** Every principal any block of the fixture names (canonical or not). */
+  principals: Set<string>;
+  /** STX totals of a principal after the canonical block at `height` (the tip when omitted). */
+  stxAt(principal: string, height?: number): StxTotals;
+  /** Balances by asset (`ft`: base units; `nft`: values held) after the canonical block at `height`. */
+  tokensAt(principal: string, kind: 'ft' | 'nft', height?: number): Map<string, bigint>;
+  /** The newest lock event of the principal up to the tip: amount and unlock burn height. */
+  lockAt(principal: string): { amount: bigint; unlock: number } | null;
+}
+
+/** The fee payer of a raw transaction (the sponsor of a sponsored one) and its fee; null for a burnchain operation. */
+function feeOf(rawTx: string): { payer: string; fee: bigint } | null {
+  if (rawTx === '0x00') return null;
+  const tx = deserializeTransaction(rawTx.replace(/^0x/, ''));
+  const cond = tx.auth.authType === AuthType.Sponsored ? tx.auth.sponsorSpendingCondition : tx.auth.spendingCondition;
+  const mainnet = tx.transactionVersion === 0;
+  // Hash mode 0 (P2PKH) is a single-signature address (SP/ST); the others are P2SH versions (SM/SN).
+  const single = cond.hashMode === 0;
+  const version = mainnet ? (single ? 22 : 20) : single ? 26 : 21;
+  return { payer: addressToString(addressFromVersionHash(version, cond.signer)), fee: BigInt(cond.fee) };
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+export function accountLedger(file: string): AccountLedger {
+  const all = loadRecordedEvents(file)
+    .filter((e) => e.path === '/new_block')
+    .map((e) => JSON.parse(e.body) as RawBlock);
+  const byHash = new Map<string, RawBlock>();
+  for (const b of all) if (!byHash.has(b.index_block_hash)) byHash.set(b.index_block_hash, b);
+  const chain: RawBlock[] = [];
+  for (let b = byHash.get(FIXTURE_TIPS[file]!.indexBlockHash); b; b = byHash.get(b.parent_index_block_hash)) chain.unshift(b);
+
+  const principals = new Set<string>();
+  const add = (p: string | undefined) => {
+    if (p) principals.add(p);
+  };
+  for (const b of byHash.values()) {
+    for (const t of b.transactions) add(feeOf(t.raw_tx)?.payer);
+    for (const e of b.events) {
+      const body = (e[e.type] ?? {}) as Record<string, unknown>;
+      add(str(body['sender']));
+      add(str(body['recipient']));
+      add(str(body['locked_address']));
+    }
+    for (const r of b.matured_miner_rewards ?? []) add(r.recipient);
+  }
+
+  // Per canonical block: the STX changes and token changes of each principal.
+  const stxSteps: Array<Map<string, StxTotals>> = [];
+  const tokenSteps: Array<Map<string, bigint>> = [];
+  const locks = new Map<string, { amount: bigint; unlock: number }>();
+  for (const b of chain) {
+    const stx = new Map<string, StxTotals>();
+    const bump = (p: string, k: keyof StxTotals, v: bigint) => {
+      const t = stx.get(p) ?? { balance: 0n, sent: 0n, received: 0n, fees: 0n, rewards: 0n };
+      t[k] += v;
+      stx.set(p, t);
+    };
+    const tokens = new Map<string, bigint>();
+    const tok = (p: string, kind: string, asset: string, v: bigint) => {
+      const key = `${p}\u0000${kind}\u0000${asset}`;
+      tokens.set(key, (tokens.get(key) ?? 0n) + v);
+    };
+    const status = new Map(b.transactions.map((t) => [t.txid, t.status]));
+    for (const t of b.transactions) {
+      const f = feeOf(t.raw_tx);
+      if (f && f.fee > 0n) {
+        bump(f.payer, 'fees', f.fee);
+        bump(f.payer, 'balance', -f.fee);
+      }
+    }
+    for (const e of b.events) {
+      if (e.committed === false || (status.get(e.txid) ?? 'success') !== 'success') continue;
+      const body = (e[e.type] ?? {}) as Record<string, unknown>;
+      const sender = str(body['sender']);
+      const recipient = str(body['recipient']);
+      const amount = BigInt(str(body['amount']) ?? '0');
+      const asset = str(body['asset_identifier']) ?? '';
+      switch (e.type) {
+        case 'stx_transfer_event':
+        case 'stx_mint_event':
+        case 'stx_burn_event':
+          if (sender && e.type !== 'stx_mint_event') {
+            bump(sender, 'sent', amount);
+            bump(sender, 'balance', -amount);
+          }
+          if (recipient && e.type !== 'stx_burn_event') {
+            bump(recipient, 'received', amount);
+            bump(recipient, 'balance', amount);
+          }
+          break;
+        case 'stx_lock_event':
+          locks.set(str(body['locked_address'])!, {
+            amount: BigInt(str(body['locked_amount'])!),
+            unlock: Number(body['unlock_height']),
+          });
+          break;
+        case 'ft_transfer_event':
+        case 'ft_mint_event':
+        case 'ft_burn_event':
+          if (sender && e.type !== 'ft_mint_event') tok(sender, 'ft', asset, -amount);
+          if (recipient && e.type !== 'ft_burn_event') tok(recipient, 'ft', asset, amount);
+          break;
+        case 'nft_transfer_event':
+        case 'nft_mint_event':
+        case 'nft_burn_event':
+          if (sender && e.type !== 'nft_mint_event') tok(sender, 'nft', asset, -1n);
+          if (recipient && e.type !== 'nft_burn_event') tok(recipient, 'nft', asset, 1n);
+          break;
+      }
+    }
+    for (const r of b.matured_miner_rewards ?? []) {
+      const v =
+        BigInt(r.coinbase_amount) +
+        BigInt(r.tx_fees_anchored) +
+        BigInt(r.tx_fees_streamed_confirmed) +
+        BigInt(r.tx_fees_streamed_produced);
+      bump(r.recipient, 'rewards', v);
+      bump(r.recipient, 'balance', v);
+    }
+    stxSteps.push(stx);
+    tokenSteps.push(tokens);
+  }
+  const tipHeight = chain.at(-1)!.block_height;
+  const upTo = (height: number) => chain.filter((b) => b.block_height <= height).length;
+  return {
+    canonical: chain.map((b) => ({
+      height: b.block_height,
+      burnHeight: b.burn_block_height,
+      indexBlockHash: b.index_block_hash,
+    })),
+    principals,
+    stxAt(principal, height = tipHeight) {
+      const sum: StxTotals = { balance: 0n, sent: 0n, received: 0n, fees: 0n, rewards: 0n };
+      for (const step of stxSteps.slice(0, upTo(height))) {
+        const t = step.get(principal);
+        if (!t) continue;
+        for (const k of Object.keys(sum) as Array<keyof StxTotals>) sum[k] += t[k];
+      }
+      return sum;
+    },
+    tokensAt(principal, kind, height = tipHeight) {
+      const out = new Map<string, bigint>();
+      const prefix = `${principal}\u0000${kind}\u0000`;
+      for (const step of tokenSteps.slice(0, upTo(height))) {
+        for (const [key, v] of step)
+          if (key.startsWith(prefix)) out.set(key.slice(prefix.length), (out.get(key.slice(prefix.length)) ?? 0n) + v);
+      }
+      return out;
+    },
+    lockAt(principal) {
+      return locks.get(principal) ?? null;
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import type { Knex } from 'knex';
+import { addNftBlock, removeNftBlocks } from './nft-owners';
+import { addStxBlock, removeStxBlock } from './stx-balances';
+import { addTokenBlock, refreshTokenBalances, removeTokenBlock } from './token-balances';
+
+interface BlockRef {
+  index_block_hash: string;
+  block_height: number;
+}
+
+async function heightsOf(trx: Knex.Transaction, blockHashes: readonly string[]): Promise<BlockRef[]> {
+  return trx('blocks')
+    .whereRaw('index_block_hash = ANY(?::text[])', [[...blockHashes]])
+    .orderBy('block_height', 'asc')
+    .select<BlockRef[]>('index_block_hash', 'block_height');
+}
+
+/**
+ * The account read models (ADR 0024) of blocks joining the canonical chain, from their stored events, transactions
+ * and miner rewards: lowest first, so each block's running totals build on the one below.
+ */
+export async function addCanonicalAccountBlocks(trx: Knex.Transaction, blockHashes: readonly string[]): Promise<void> {
+  if (blockHashes.length === 0) return;
+  const keys = [];
+  for (const block of await heightsOf(trx, blockHashes)) {
+    await addStxBlock(trx, block.index_block_hash, block.block_height);
+    keys.push(...(await addTokenBlock(trx, block.index_block_hash, block.block_height)));
+    await addNftBlock(trx, block.index_block_hash);
+  }
+  await refreshTokenBalances(trx, keys);
+}
+
+/** Undoes exactly what `addCanonicalAccountBlocks` did for blocks leaving the canonical chain: highest first. */
+export async function removeAccountBlocks(trx: Knex.Transaction, blockHashes: readonly string[]): Promise<void> {
+  if (blockHashes.length === 0) return;
+  const keys = [];
+  for (const block of (await heightsOf(trx, blockHashes)).reverse()) {
+    await removeStxBlock(trx, block.index_block_hash);
+    keys.push(...(await removeTokenBlock(trx, block.index_block_hash)));
+  }
+  await removeNftBlocks(trx, blockHashes);
+  await refreshTokenBalances(trx, keys);
+}

@@ -1,0 +1,1 @@
+export { addCanonicalAccountBlocks, removeAccountBlocks } from './account-read-models';
