@@ -8,12 +8,8 @@ import { isDbReachable } from '@bda/db';
 import { DEFAULT_PAGE_LIMITS, type PageLimits } from './env';
 import { dbErrorMiddleware } from './db-errors';
 import { bundleOpenApi, loadSchemaSources } from './openapi';
-import { addressRouter } from './routes/address';
-import { blocksRouter } from './routes/blocks';
-import type { RouteContext } from './routes/context';
-import { docsRouter } from './routes/docs';
-import { statusRouter } from './routes/status';
-import { transactionsRouter } from './routes/transactions';
+import { chainRouter, type RouteContext } from './chain';
+import { docsRouter } from './docs-router';
 import { methodNotAllowed, namedDecodeErrors } from './method-not-allowed';
 import { pathTemplates } from './path-templates';
 import { expressRouter, type GetRoute, plainRoutes } from './plain-routes';
@@ -130,10 +126,7 @@ function createApp(deps: ApiDeps, duration: DurationHistogram, runes: GetRoute[]
   // Rosetta answers every failure itself (HTTP 500 with a Rosetta Error, never a 4xx), so it comes before the others.
   app.use('/rosetta', rosettaRouter({ db: deps.db, logger: deps.logger, options: deps.rosetta ?? DEFAULT_ROSETTA_OPTIONS }));
   app.use(docsRouter(document));
-  app.use(statusRouter(ctx));
-  app.use(blocksRouter(ctx));
-  app.use(transactionsRouter(ctx));
-  app.use(addressRouter(ctx));
+  app.use(chainRouter(ctx));
   app.use(expressRouter(runes));
   app.use(namesRouter(deps.db));
   app.use(accountsRouter(deps.db));

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import pg from 'pg';
 import type { DbBlock, DbTx } from '@bda/db';
-import { addressTxRow, BlockRowBuilder, testAddress, TxRowBuilder } from './support/builders';
+import { addressTxRow, BlockRowBuilder, testAddress, TxRowBuilder } from '../src/testing/builders';
 import { startApi, type ApiHarness } from './support/api-harness';
 import { insertAddressTxs, insertBlocks, insertTxs, setChainTip } from './support/seed';
-import { ADDRESS_HISTORY } from '../src/datastore/address-txs';
+import { ADDRESS_HISTORY } from '../src/chain/datastore/address-txs';
 
 let api: ApiHarness;
 const erin = testAddress('erin');

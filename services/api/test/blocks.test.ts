@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import type { DbBlock } from '@bda/db';
-import { BlockRowBuilder } from './support/builders';
+import { BlockRowBuilder } from '../src/testing/builders';
 import { startApi, type ApiHarness } from './support/api-harness';
 import { insertBlocks, setChainTip } from './support/seed';
 

@@ -13,13 +13,13 @@ import {
   MempoolTxRowBuilder,
   testAddress,
   TxRowBuilder,
-} from './support/builders';
+} from '../src/testing/builders';
 import { startApi, type ApiHarness } from './support/api-harness';
 import { insertAddressTxs, insertBlocks, insertEvents, insertMempoolTxs, insertTxs, setChainTip } from './support/seed';
-import { ADDRESS_HISTORY, getAddressHistory } from '../src/datastore/address-txs';
-import { getPendingMempoolPage } from '../src/datastore/mempool';
+import { ADDRESS_HISTORY, getAddressHistory } from '../src/chain/datastore/address-txs';
+import { getPendingMempoolPage } from '../src/chain/datastore/mempool';
 import { query } from '../src/datastore/sql';
-import { getTxById } from '../src/datastore/txs';
+import { getTxById } from '../src/chain/datastore/txs';
 
 let api: ApiHarness;
 let blocks: DbBlock[];

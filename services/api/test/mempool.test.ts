@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { DbMempoolTx } from '@bda/db';
-import { hash32, MempoolTxRowBuilder, testAddress } from './support/builders';
+import { hash32, MempoolTxRowBuilder, testAddress } from '../src/testing/builders';
 import { startApi, type ApiHarness } from './support/api-harness';
 import { insertMempoolTxs } from './support/seed';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { DbBlock } from '@bda/db';
-import { BlockRowBuilder, EventRowBuilder, MempoolTxRowBuilder, TxRowBuilder, testAddress } from './support/builders';
+import { BlockRowBuilder, EventRowBuilder, MempoolTxRowBuilder, TxRowBuilder, testAddress } from '../src/testing/builders';
 import { startRosettaApi, type RosettaApi } from './support/rosetta-api';
 import { rosettaPost } from './support/rosetta-schemas';
 import { insertBlocks, insertEvents, insertMempoolTxs, insertTxs, setChainTip } from './support/seed';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { BlockRowBuilder } from './support/builders';
+import { BlockRowBuilder } from '../src/testing/builders';
 import { startApi, type ApiHarness } from './support/api-harness';
 import { insertBlocks, seedCanonicalChain, setChainTip } from './support/seed';
 

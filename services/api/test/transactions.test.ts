@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { DbBlock, DbEvent, DbTx } from '@bda/db';
-import { BlockRowBuilder, CV, EventRowBuilder, hash32, MempoolTxRowBuilder, testAddress, TxRowBuilder } from './support/builders';
+import { BlockRowBuilder, CV, EventRowBuilder, hash32, MempoolTxRowBuilder, testAddress, TxRowBuilder } from '../src/testing/builders';
 import { startApi, type ApiHarness } from './support/api-harness';
 import { insertBlocks, insertEvents, insertMempoolTxs, insertTxs, setChainTip } from './support/seed';
 

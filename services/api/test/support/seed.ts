@@ -1,7 +1,7 @@
 /** Inserting builder rows the way the indexer would have written them. */
 import type { Knex } from 'knex';
 import type { DbAddressTx, DbBlock, DbEvent, DbMempoolTx, DbTx } from '@bda/db';
-import { BlockRowBuilder } from './builders';
+import { BlockRowBuilder } from '../../src/testing/builders';
 
 const json = (v: unknown) => JSON.stringify(v);
 

@@ -1,6 +1,6 @@
 import type { DbEvent } from '@bda/db';
-import type { AssetEventType, ClarityValueResponse, TransactionEventResponse } from '../api-types';
-import { clarityValueView } from '../codec';
+import type { AssetEventType, ClarityValueResponse, TransactionEventResponse } from '../../api-types';
+import { clarityValueView } from '../../codec';
 import { int } from './common';
 
 const ASSET_EVENTS: Record<

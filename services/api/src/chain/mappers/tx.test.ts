@@ -7,10 +7,10 @@ import {
   MempoolTxRowBuilder,
   testAddress,
   TxRowBuilder,
-} from '../../test/support/builders';
+} from '../../testing/builders';
 import type { DbTxRow } from '../datastore/txs';
-import { loadSchemaSources } from '../openapi';
-import { SchemaValidator } from '../schema-validator';
+import { loadSchemaSources } from '../../openapi';
+import { SchemaValidator } from '../../schema-validator';
 import {
   functionSignature,
   toMempoolStatus,

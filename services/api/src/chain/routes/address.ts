@@ -1,10 +1,18 @@
 import express, { type Router } from 'express';
 import { InputError, NotFoundError } from '@bda/common';
-import type { AddressTransactionsListResponse } from '../api-types';
+import type { AddressTransactionsListResponse } from '../../api-types';
 import { getAddressHistory, type HeightRange } from '../datastore/address-txs';
-import { respondNotModifiedIfFresh } from '../http-cache';
+import { respondNotModifiedIfFresh } from '../../http-cache';
 import { toTransactionResponse, withoutFunctionArgs } from '../mappers/tx';
-import { MAX_BLOCK_HEIGHT, parseHeightOrHash, parsePage, parsePrincipal, queryBoolean, queryInt, queryString } from '../params';
+import {
+  MAX_BLOCK_HEIGHT,
+  parseHeightOrHash,
+  parsePage,
+  parsePrincipal,
+  queryBoolean,
+  queryInt,
+  queryString,
+} from '../../params';
 import type { RouteContext } from './context';
 
 /** `/extended/v1/address/{principal}/transactions`: the principal's canonical history from the read model. */

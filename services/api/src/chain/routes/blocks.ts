@@ -1,10 +1,10 @@
 import express, { type Router } from 'express';
 import { NotFoundError } from '@bda/common';
-import type { BlockListResponse } from '../api-types';
+import type { BlockListResponse } from '../../api-types';
 import { getCanonicalBlockPage, getTipAndBlockAtHeight, getTipAndBlockByHash } from '../datastore/blocks';
-import { respondNotModifiedIfFresh } from '../http-cache';
+import { respondNotModifiedIfFresh } from '../../http-cache';
 import { toBlockResponse } from '../mappers/block';
-import { parseCursorPage, parseHeightOrHash } from '../params';
+import { parseCursorPage, parseHeightOrHash } from '../../params';
 import type { RouteContext } from './context';
 
 /** `/extended/v2/blocks` and `/extended/v2/blocks/{height_or_hash}`. */

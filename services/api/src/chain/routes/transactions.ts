@@ -1,11 +1,11 @@
 import express, { type Router } from 'express';
 import { InputError, NotFoundError } from '@bda/common';
-import type { MempoolTransactionListResponse } from '../api-types';
+import type { MempoolTransactionListResponse } from '../../api-types';
 import { getPendingMempoolPage } from '../datastore/mempool';
 import { getTxById } from '../datastore/txs';
-import { noStore, respondNotModifiedIfFresh } from '../http-cache';
+import { noStore, respondNotModifiedIfFresh } from '../../http-cache';
 import { toMempoolTransactionResponse, toTransactionResponse, withoutFunctionArgs } from '../mappers/tx';
-import { parsePage, parsePrincipal, parseTxId, queryBoolean, queryEnum, queryString } from '../params';
+import { parsePage, parsePrincipal, parseTxId, queryBoolean, queryEnum, queryString } from '../../params';
 import type { RouteContext } from './context';
 
 /** `/extended/v1/tx/mempool` and `/extended/v1/tx/{tx_id}`. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CV, EventRowBuilder, testAddress } from '../../test/support/builders';
-import { loadSchemaSources } from '../openapi';
-import { SchemaValidator } from '../schema-validator';
+import { CV, EventRowBuilder, testAddress } from '../../testing/builders';
+import { loadSchemaSources } from '../../openapi';
+import { SchemaValidator } from '../../schema-validator';
 import { toEventResponse, toEventResponses } from './event';
 
 const validator = new SchemaValidator(loadSchemaSources());

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { BlockRowBuilder } from '../../test/support/builders';
-import { loadSchemaSources } from '../openapi';
-import { SchemaValidator } from '../schema-validator';
+import { BlockRowBuilder } from '../../testing/builders';
+import { loadSchemaSources } from '../../openapi';
+import { SchemaValidator } from '../../schema-validator';
 import { toBlockResponse } from './block';
 import { toServerStatusResponse } from './status';
 

@@ -1,4 +1,4 @@
-import type { FunctionArgResponse } from '../api-types';
+import type { FunctionArgResponse } from '../../api-types';
 
 type AbiType = string | { [kind: string]: unknown };
 

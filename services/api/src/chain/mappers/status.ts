@@ -1,6 +1,6 @@
 import type { DbChainTip } from '@bda/db';
-import type { PoxUnlockHeights } from '../datastore/chain-tip';
-import type { ChainTipResponse, ServerStatusResponse } from '../api-types';
+import type { PoxUnlockHeights } from '../../datastore/chain-tip';
+import type { ChainTipResponse, ServerStatusResponse } from '../../api-types';
 
 /** `GET /extended`: the tip, and the PoX unlock heights the node sent with the tip block (null without them). */
 export function toServerStatusResponse(

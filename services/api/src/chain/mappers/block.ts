@@ -1,4 +1,4 @@
-import type { NakamotoBlockResponse } from '../api-types';
+import type { NakamotoBlockResponse } from '../../api-types';
 import type { DbBlockRow } from '../datastore/blocks';
 import { int, unixToIso } from './common';
 

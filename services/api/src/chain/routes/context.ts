@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { PageLimits } from '../env';
+import type { PageLimits } from '../../env';
 
 /** What every route module needs. */
 export interface RouteContext {

@@ -1,6 +1,6 @@
 import express, { type Router } from 'express';
-import { renderDocsPage } from '../docs-page';
-import type { JsonObject } from '../openapi';
+import { renderDocsPage } from './docs-page';
+import type { JsonObject } from './openapi';
 
 /** `/openapi.json` (the bundled document) and `/docs` (an HTML rendering of it). Both are static per process. */
 export function docsRouter(document: JsonObject): Router {

@@ -9,8 +9,8 @@ import type {
   TenureChangeCause,
   TransactionMetadataResponse,
   TransactionResponse,
-} from '../api-types';
-import { clarityValueView } from '../codec';
+} from '../../api-types';
+import { clarityValueView } from '../../codec';
 import type { ContractAbis } from '../datastore/contract-abis';
 import type { DbMempoolTxRow } from '../datastore/mempool';
 import type { DbTxRow } from '../datastore/txs';

@@ -1,6 +1,6 @@
 import express, { type Router } from 'express';
-import { getChainTipWithUnlockHeights } from '../datastore/chain-tip';
-import { respondNotModifiedIfFresh } from '../http-cache';
+import { getChainTipWithUnlockHeights } from '../../datastore/chain-tip';
+import { respondNotModifiedIfFresh } from '../../http-cache';
 import { toServerStatusResponse } from '../mappers/status';
 import type { RouteContext } from './context';
 

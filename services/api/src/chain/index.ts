@@ -1,0 +1,2 @@
+export { chainRouter } from './chain-router';
+export type { RouteContext } from './routes/context';
