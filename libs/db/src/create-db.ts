@@ -33,7 +33,7 @@ export interface CreateDbOptions {
    *
    * `force_generic_plan`: each prepared statement is planned once per connection (and again after an ANALYZE of
    * its tables), never per execution: for a reader whose statements are fixed texts written for their generic plan
-   * (the api's chain reads, `services/api/src/datastore/sql.ts`), where planning cost more than executing.
+   * (the api's chain reads, `services/api/src/datastore/read-statement.ts`), where planning cost more than executing.
    */
   planCacheMode?: 'auto' | 'force_custom_plan' | 'force_generic_plan';
 }

@@ -31,7 +31,7 @@ async function serve(mode: 'single' | 'worker'): Promise<void> {
     applicationName: 'bda-api',
     statementTimeoutMs: env.API_STATEMENT_TIMEOUT_MS,
     logger,
-    // The chain reads are fixed statements written for their generic plan (see `datastore/sql.ts`); knex's own
+    // The chain reads are fixed statements written for their generic plan (see `datastore/read-statement.ts`); knex's own
     // queries on this pool are the readiness probe's `SELECT 1` only.
     planCacheMode: 'force_generic_plan',
   });

@@ -255,7 +255,7 @@ describe('GET /extended/v1/address/{principal}/transactions', () => {
         [erinTxs[0]!.tx_id],
       );
       await api.db.raw('VACUUM (ANALYZE) address_txs, txs');
-      // As the api runs it: a named prepared statement, with its generic plan (see `datastore/sql.ts`).
+      // As the api runs it: a named prepared statement, with its generic plan (see `datastore/read-statement.ts`).
       const client = new pg.Client({ connectionString: api.databaseUrl, options: '-c plan_cache_mode=force_generic_plan' });
       await client.connect();
       try {

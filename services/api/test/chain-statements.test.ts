@@ -1,5 +1,5 @@
 /**
- * How the chain reads reach PostgreSQL (`src/datastore/sql.ts`): each response is one statement, so one snapshot, and
+ * How the chain reads reach PostgreSQL (`src/datastore/read-statement.ts`): each response is one statement, so one snapshot, and
  * the parts a statement carries side by side (events as one JSON array, the tip, the mempool's row under a prefix,
  * ABIs once per contract) come out as the separate queries gave them.
  */
@@ -18,7 +18,7 @@ import { startApi, type ApiHarness } from './support/api-harness';
 import { insertAddressTxs, insertBlocks, insertEvents, insertMempoolTxs, insertTxs, setChainTip } from './support/seed';
 import { ADDRESS_HISTORY, getAddressHistory } from '../src/chain/datastore/address-txs';
 import { getPendingMempoolPage } from '../src/chain/datastore/mempool';
-import { query } from '../src/datastore/sql';
+import { query } from '../src/datastore/read-statement';
 import { getTxById } from '../src/chain/datastore/txs';
 
 let api: ApiHarness;

@@ -6,7 +6,7 @@ import { loadIndexerEnv } from './env';
 import { Indexer } from './indexer';
 import { createIndexerDb } from './indexer-db';
 import { registerIndexerGauges } from './indexer-gauges';
-import { loadColumnTypes } from './sql';
+import { loadColumnTypes } from './write-statements';
 
 const env = loadIndexerEnv();
 const logger = createLogger('indexer', env.LOG_LEVEL);

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { runPrepared, runWhileNextWriteWaits } from './sql';
+import { runPrepared, runWhileNextWriteWaits } from './write-statements';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { decodeEnvelope, peekReceivedAt, type BusRecord, type Envelope } from '@bda/bus';

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestDatabase } from '@bda/test-support';
 import { encodeBinaryArray, PG_TYPE } from '../src/binary-array';
-import { arrayLiteral, arrayParameter } from '../src/sql';
+import { arrayLiteral, arrayParameter } from '../src/write-statements';
 
 const TYPE_NAME: Record<number, string> = {
   [PG_TYPE.bool]: 'boolean',

@@ -6,7 +6,7 @@ import { createDb, migrateLatest } from '@bda/db';
 import { createTestDatabase } from '@bda/test-support';
 import { PoisonMessageError } from '../src/apply-error';
 import { describeFailure, RecordApplier, type RecordApplierOptions } from '../src/record-applier';
-import { WriteBatch } from '../src/sql';
+import { WriteBatch } from '../src/write-statements';
 
 const record = (position: number, body: unknown): BusRecord => ({
   topic: 'test.topic',

@@ -11,7 +11,7 @@ import {
   unnestInsert,
   withConstants,
   WriteBatch,
-} from '../src/sql';
+} from '../src/write-statements';
 
 describe('WriteBatch', () => {
   let db: Knex;

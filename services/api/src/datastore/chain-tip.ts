@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { DbBlock, DbChainTip } from '@bda/db';
-import { query, statement } from './sql';
+import { query, statement } from './read-statement';
 
 const TIP_COLUMNS = [
   'block_height',

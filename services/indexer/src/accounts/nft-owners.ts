@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { runPrepared } from '../sql';
+import { runPrepared } from '../write-statements';
 import { EFFECTIVE_EVENTS_SQL } from './effective-events';
 
 /** The NFT mints, transfers and burns of block `$1`, each with the owner it leaves (none after a burn). */

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { runPrepared } from '../sql';
+import { runPrepared } from '../write-statements';
 import { EFFECTIVE_EVENTS_SQL } from './effective-events';
 
 /**

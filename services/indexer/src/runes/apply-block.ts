@@ -13,7 +13,7 @@ import {
 import { RUNE_OPERATIONS } from '@bda/db';
 import { LedgerDeltas, loadCounters, pairKey, writeCounters } from './counters';
 import { PrefetchedLedgerView } from './ledger-view';
-import { ctidsOf, insertColumns, OUTPOINT } from './sql';
+import { ctidsOf, insertColumns, OUTPOINT } from './rune-statements';
 
 const OP_CODE: Record<RuneOperation, number> = Object.fromEntries(RUNE_OPERATIONS.map((op, i) => [op, i])) as Record<
   RuneOperation,

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { ctidsOf, lookupEach, upsertColumns } from './sql';
+import { ctidsOf, lookupEach, upsertColumns } from './rune-statements';
 
 const PAIR = [
   ['rune_number', 'int'],

@@ -9,7 +9,7 @@ import {
   formatRuneId,
 } from '@bda/runes';
 import type { DbRune } from '@bda/db';
-import { lookupEach, OUTPOINT } from './sql';
+import { lookupEach, OUTPOINT } from './rune-statements';
 
 /** A held balance as prefetched, with the rune's ledger key. */
 export interface PrefetchedHolding extends HeldRune {

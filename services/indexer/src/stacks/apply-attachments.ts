@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { NodeAttachment } from './node-payloads';
 import { normalizeHex } from './sanitize';
-import { unnestInsert, WriteBatch } from '../sql';
+import { unnestInsert, WriteBatch } from '../write-statements';
 import { applyBnsAttachments } from '../bns';
 
 /** `/attachments/new`: kept as sent (BNS zonefiles among them) for the naming read models. */

@@ -18,7 +18,7 @@ import {
   WriteBatch,
   type ColumnTypes,
   type PreparedInsert,
-} from '../sql';
+} from '../write-statements';
 
 interface BlockContext {
   known: boolean;

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { NodeBurnBlock } from './node-payloads';
-import { arrayLiteral, arrayParameter, WriteBatch } from '../sql';
+import { arrayLiteral, arrayParameter, WriteBatch } from '../write-statements';
 import { PG_TYPE } from '../binary-array';
 import { normalizeHex } from './sanitize';
 

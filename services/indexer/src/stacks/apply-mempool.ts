@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { NodeDropMempoolTx } from './node-payloads';
 import { normalizeHex } from './sanitize';
 import { decodeRawTxColumns } from './tx-fields';
-import { unnestInsert, WriteBatch } from '../sql';
+import { unnestInsert, WriteBatch } from '../write-statements';
 
 interface MempoolRows {
   rows: Array<Record<string, unknown> & { tx_id: string }>;

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { NodeMicroblocks } from './node-payloads';
 import { normalizeHex, toJsonText } from './sanitize';
 import { refreshChainTip } from './fork-choice';
-import { unnestInsert, WriteBatch } from '../sql';
+import { unnestInsert, WriteBatch } from '../write-statements';
 import { decideStreams } from './microblock-streams';
 
 /**

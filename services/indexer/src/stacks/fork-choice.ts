@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { NodeBlock } from './node-payloads';
 import { addCanonicalBlockReadModels, removeAddressTxs, restoreOrphanedToMempool } from './read-models';
 import { normalizeHex } from './sanitize';
-import { runPrepared } from '../sql';
+import { runPrepared } from '../write-statements';
 import { redecideStreams, setUnconfirmedStreamsCanonical } from './microblock-streams';
 import { addCanonicalBnsBlocks, removeBnsBlocks } from '../bns';
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { runPrepared } from '../sql';
+import { runPrepared } from '../write-statements';
 
 /** What an anchored block says of its parent's microblock stream. */
 export interface StreamConfirmation {

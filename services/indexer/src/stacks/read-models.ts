@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { DbAddressTx } from '@bda/db';
 import { PG_TYPE } from '../binary-array';
-import { arrayParameter, runPrepared } from '../sql';
+import { arrayParameter, runPrepared } from '../write-statements';
 import { addCanonicalAccountBlocks, removeAccountBlocks } from '../accounts';
 
 /** Microblock sequence used for anchored transactions in the per-address ordering (sorts after microblock txs). */

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { query, statement } from '../../datastore/sql';
+import { query, statement } from '../../datastore/read-statement';
 
 /** What the principal's pending mempool transactions would move, in micro-STX (decimal strings). */
 export interface DbMempoolStxDelta {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { FROM_TIP, TIP_SELECT, tipOf, type TipColumns } from '../../datastore/chain-tip';
-import { query, statement } from '../../datastore/sql';
+import { query, statement } from '../../datastore/read-statement';
 import type { DbChainTip } from '@bda/db';
 
 /** A principal's STX totals at a height, with the lock in force then (ADR 0024). Amounts are decimal strings. */

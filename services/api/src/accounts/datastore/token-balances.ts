@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { query, statement } from '../../datastore/sql';
+import { query, statement } from '../../datastore/read-statement';
 
 /** A principal's balance of one asset (`kind` ft: base units; nft: values held), decimal strings. */
 export interface DbTokenBalance {

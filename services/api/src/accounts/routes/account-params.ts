@@ -13,7 +13,7 @@ import { canonicalHeightOf } from '../datastore/stx-balance';
 export async function parseUntilBlock(db: Knex, query: Record<string, unknown>): Promise<number | null> {
   const unanchored = queryBoolean(query, 'unanchored');
   const raw = queryString(query, 'until_block');
-  if (raw === undefined || raw === '') return null;
+  if (raw === undefined) return null;
   if (unanchored) {
     throw new InputError(
       `query parameter until_block: can't handle both 'unanchored=true' and 'until_block' in the same request`,

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { DbChainTip } from '@bda/db';
 import { FROM_TIP, TIP_SELECT, tipOf, type TipColumns } from '../../datastore/chain-tip';
 import { ABI_SELECT, abisOf, calledContract, deployAbi, firstCallOf, type ContractAbis } from './contract-abis';
-import { query, statement, type Statement } from '../../datastore/sql';
+import { query, statement, type Statement } from '../../datastore/read-statement';
 import { txParents, txRowSelect, txRowsOf, txSelect, type DbTxRow } from './txs';
 
 /**

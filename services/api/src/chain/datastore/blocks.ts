@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { DbBlock, DbChainTip } from '@bda/db';
 import { FROM_TIP, TIP_SELECT, tipOf, type TipColumns } from '../../datastore/chain-tip';
-import { query, rowsCarrying, statement } from '../../datastore/sql';
+import { query, rowsCarrying, statement } from '../../datastore/read-statement';
 
 /** The block columns the api serves (signer signatures stay in the database). */
 export type DbBlockRow = Omit<DbBlock, 'signer_signature'>;

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { DbMempoolTx } from '@bda/db';
 import { ABI_SELECT, abisOf, calledContract, deployAbi, firstCallOf, type ContractAbis } from './contract-abis';
-import { query, rowsCarrying, statement, type Statement } from '../../datastore/sql';
+import { query, rowsCarrying, statement, type Statement } from '../../datastore/read-statement';
 
 /** A mempool row without its raw bytes. */
 export type DbMempoolTxRow = Omit<DbMempoolTx, 'raw_tx'>;

@@ -3,7 +3,7 @@ import type { DbChainTip, DbEvent, DbTx } from '@bda/db';
 import { FROM_TIP, TIP_SELECT, tipOf, type TipColumns } from '../../datastore/chain-tip';
 import { ABI_SELECT, abisOf, calledContract, deployAbi, type ContractAbis } from './contract-abis';
 import { mempoolSelect, prefixedMempoolTxOf, type DbMempoolTxRow } from './mempool';
-import { query, rowsCarrying, statement } from '../../datastore/sql';
+import { query, rowsCarrying, statement } from '../../datastore/read-statement';
 
 /**
  * A mined transaction as the api reads it: the `txs` columns it serves (not the raw bytes, ABI or burnchain op) plus

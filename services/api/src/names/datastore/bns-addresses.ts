@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { query, statement } from '../../datastore/sql';
+import { query, statement } from '../../datastore/read-statement';
 
 /**
  * What an address holds that resolves now, in name order: names whose current owner it is and whose lease is running

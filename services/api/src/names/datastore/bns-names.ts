@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { DbBnsName } from '@bda/db';
-import { query, statement } from '../../datastore/sql';
+import { query, statement } from '../../datastore/read-statement';
 import { NAMES_PAGE_SIZE } from '../routes/bns-params';
 
 /** The newest row of a name: its current state (rows exist for canonical blocks and the genesis import only). */

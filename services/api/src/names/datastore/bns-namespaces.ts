@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { DbBnsNamespace } from '@bda/db';
-import { query, statement } from '../../datastore/sql';
+import { query, statement } from '../../datastore/read-statement';
 import { NAMES_PAGE_SIZE } from '../routes/bns-params';
 
 const NAMESPACES = statement(`SELECT DISTINCT namespace_id FROM bns_namespaces ORDER BY namespace_id`);

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { DbBnsSubdomain } from '@bda/db';
-import { query, statement } from '../../datastore/sql';
+import { query, statement } from '../../datastore/read-statement';
 
 /** The current record of a subdomain: the highest `seqn`, the first seen among equal ones. */
 const LATEST_SUBDOMAIN = `SELECT * FROM bns_subdomains WHERE fqn = $1 ORDER BY seqn DESC, block_height, tx_index LIMIT 1`;

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { query, statement, type Statement } from '../../datastore/sql';
+import { query, statement, type Statement } from '../../datastore/read-statement';
 import type { DbPoxUnlockHeights, DbRosettaLock, RosettaBlockLookup } from './rosetta-block';
 
 /**

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { query, statement, type Statement } from '../../datastore/sql';
+import { query, statement, type Statement } from '../../datastore/read-statement';
 
 /** A transaction of a block as the Rosetta mappers read it (amounts as integer strings). */
 export interface DbRosettaTx {

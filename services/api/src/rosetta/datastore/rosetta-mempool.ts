@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { query, statement } from '../../datastore/sql';
+import { query, statement } from '../../datastore/read-statement';
 
 /** A pending mempool transaction as its Rosetta operations need it. */
 export interface DbRosettaMempoolTx {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { query, statement } from '../../datastore/sql';
+import { query, statement } from '../../datastore/read-statement';
 
 /** What `/network/status` and the network identifier need of the chain, in one statement (one snapshot). */
 export interface DbRosettaChainState {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import pg from 'pg';
 import { ServiceUnavailableError } from '@bda/common';
-import { query as queryOnKnex } from '../../datastore/sql';
+import { query as queryOnKnex } from '../../datastore/read-statement';
 // Side effect relied on: @bda/db makes pg return int8 / numeric as strings (exact amounts) for every pool.
 import '@bda/db';
 
@@ -31,7 +31,7 @@ export interface RunesPoolOptions {
  * whose generic plan is estimated dearer than a custom one (an unknown range is guessed at more rows than a bound
  * one), so the plan cache keeps choosing custom plans — and planning took twice as long as executing. The generic plan
  * is the same index-range plan (`EXPLAIN` per statement in the api README). The setting is per connection: the api
- * process gives it to knex's pool too, where the `/extended` reads run (`datastore/sql.ts`).
+ * process gives it to knex's pool too, where the `/extended` reads run (`datastore/read-statement.ts`).
  */
 export function createRunesDb(opts: RunesPoolOptions): RunesDb & { pool: pg.Pool } {
   const pool = new pg.Pool({
