@@ -7,7 +7,8 @@ import { canonicalHeightOf } from '../datastore/stx-balance';
 /**
  * `until_block` (a height from 1, or a `0x` block hash or index block hash) and `unanchored` of the v1 balance
  * endpoints, as the reference API takes them: both together is a 400; a hash no canonical block has is a 404. Returns
- * the height to read at, null for the tip. `unanchored` reads the tip too: the read models hold anchored blocks only,
+ * the height to read at, null for the tip. An empty `until_block` is a 400 naming it (the reference reads it as absent;
+ * the api's sweep holds every empty parameter to a 400, ADR 0024). `unanchored` reads the tip too: the read models hold anchored blocks only,
  * and since Nakamoto there are no unconfirmed microblocks (ADR 0024).
  */
 export async function parseUntilBlock(db: Knex, query: Record<string, unknown>): Promise<number | null> {
