@@ -62,7 +62,7 @@ function runSchemathesis(
     execFile(
       SCHEMATHESIS,
       args,
-      { maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' } },
+      { cwd: reportDir, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' } },
       (err, stdout, stderr) => {
         const code = err ? ((err as NodeJS.ErrnoException & { code?: number }).code as unknown as number) : 0;
         resolve({
