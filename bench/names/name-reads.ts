@@ -97,13 +97,21 @@ try {
     ['subdomain', `/v1/names/s${mid}.n${mid % NAMES}.btc`],
     ['name price', `/v2/prices/names/n${mid}.btc`],
   ];
+  // A lookup that does not answer 200, or any error answer under load, makes the figures invalid (issue #19's rule).
+  const invalid: string[] = [];
   for (const [label, path] of endpoints) {
     const check = await fetch(`${base}${path}`);
     const body = await check.text();
+    if (check.status !== 200) invalid.push(`${label} answered ${check.status}`);
     const load = await httpLoad(`${base}${path}`, { seconds: SECONDS, connections: CONNECTIONS });
+    if (load.errors > 0) invalid.push(`${label}: ${load.errors} error answers under load`);
     console.log(
       `${label.padEnd(20)} ${String(Math.round(load.rps)).padStart(6)} req/s  p50 ${load.p50.toFixed(2)} ms  p99 ${load.p99.toFixed(2)} ms  non-200 ${load.errors}  (${check.status}, ${body.length} bytes)`,
     );
+  }
+  if (invalid.length > 0) {
+    console.error(`BENCH INVALID: ${invalid.join('; ')}`);
+    process.exitCode = 1;
   }
   await closeServer(server);
   await apiDb.destroy();
