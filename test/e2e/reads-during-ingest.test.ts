@@ -277,7 +277,7 @@ function buildModel(phases: Phase[]): Model {
   };
   push('start');
   const isCanonical = (b: ModelBlock) => canon.get(b.height) === b;
-  /** Makes `b` and its non-canonical ancestors canonical, orphaning what held their heights (`makeCanonical`). */
+  /** Makes `b` and its non-canonical ancestors canonical, orphaning what held their heights (`reorgToTip`). */
   const adopt = (b: ModelBlock, upToHeight?: number) => {
     const branch: ModelBlock[] = [];
     let x: ModelBlock | undefined = b;

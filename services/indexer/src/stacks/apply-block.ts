@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { advanceChainTip, makeCanonical, refreshChainTip } from './fork-choice';
+import { advanceChainTip, reorgToTip, refreshChainTip } from './reorg';
 import { decideStreams, setUnconfirmedStreamsCanonical } from './microblock-streams';
 import { addressTxRows, type DeferredReadModels } from './read-models';
 import type { DbAddressTx } from '@bda/db';
@@ -100,13 +100,13 @@ export async function applyNewBlock(
     }
   } else if (becomesTip) {
     await readModels.flush(trx); // the reorg removes and re-adds history rows: they must all be written
-    const delta = await makeCanonical(trx, hash, receivedAt);
+    const delta = await reorgToTip(trx, hash, receivedAt);
     await refreshChainTip(trx, delta);
   } else if (ctx.has_canonical_child) {
     // It fills the gap under a canonical child that came first: it (with any missing branch below it) joins the
     // canonical chain, and the blocks holding its heights until now leave it. Nothing above it changes.
     await readModels.flush(trx);
-    const delta = await makeCanonical(trx, hash, receivedAt, block.block_height);
+    const delta = await reorgToTip(trx, hash, receivedAt, block.block_height);
     await refreshChainTip(trx, delta);
   }
 

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { NodeMicroblocks } from './node-payloads';
 import { normalizeHex, toJsonText } from './sanitize';
-import { refreshChainTip } from './fork-choice';
+import { refreshChainTip } from './reorg';
 import { unnestInsert, WriteBatch } from '../write-statements';
 import { decideStreams } from './microblock-streams';
 

@@ -23,7 +23,7 @@ export async function setCanonical(trx: Knex.Transaction, blockHashes: string[],
     await addCanonicalBlockReadModels(trx, blockHashes);
     await addCanonicalBnsBlocks(trx, blockHashes);
   } else {
-    // Mempool restoration waits until the new branch is canonical: see `makeCanonical`.
+    // Mempool restoration waits until the new branch is canonical: see `reorgToTip`.
     await removeAddressTxs(trx, blockHashes);
     await removeBnsBlocks(trx, blockHashes);
   }
@@ -47,14 +47,14 @@ interface BranchBlock {
 }
 
 /**
- * Makes `tipHash` the canonical tip: walks back to the first canonical ancestor (the fork point),
+ * The reorg: makes `tipHash` the canonical tip. Walks back to the first canonical ancestor (the fork point),
  * orphans every canonical block above it, then makes the new branch canonical. A branch whose oldest
  * known block has no known parent (detached) replaces everything from its own lowest height up.
  * With `upToHeight`, only blocks up to that height are orphaned: `tipHash` then joins a canonical chain that already
  * goes on above it (its child came first).
  * Returns how many canonical blocks this added (branch length minus blocks orphaned).
  */
-export async function makeCanonical(
+export async function reorgToTip(
   trx: Knex.Transaction,
   tipHash: string,
   receiptTime: string,
