@@ -24,6 +24,7 @@ const BALANCES_V1 = '/extended/v1/address/{principal}/balances';
 const STX_V2 = '/extended/v2/addresses/{principal}/balances/stx';
 const FT_V2 = '/extended/v2/addresses/{principal}/balances/ft';
 const FT_ONE_V2 = '/extended/v2/addresses/{principal}/balances/ft/{token}';
+const NONCES_V1 = '/extended/v1/address/{principal}/nonces';
 
 const asStrings = (m: Map<string, bigint>) => Object.fromEntries([...m].map(([k, v]) => [k, v.toString()]));
 
@@ -124,6 +125,45 @@ for (const fixture of ['mocknet.tsv', 'mainnet-reorg-scenario1.tsv']) {
           expect(one.body).toEqual({ balance: v.toString() });
         }
       }
+    });
+
+    it('answers the nonces of every principal as its highest canonical nonce (origin or sponsor), at the tip and every height', async () => {
+      let used = 0;
+      for (const p of ledger.principals) {
+        const want = ledger.nonceAt(p);
+        if (want !== null) used += 1;
+        const { status, body } = await get(system, `/extended/v1/address/${p}/nonces`, NONCES_V1);
+        expect(status).toBe(200);
+        expect(body.last_executed_tx_nonce, p).toBe(want === null ? null : Number(want));
+        const floor = want === null ? 0 : Number(want) + 1;
+        expect(body.possible_next_nonce, p).toBe(
+          body.last_mempool_tx_nonce === null ? floor : Math.max(floor, body.last_mempool_tx_nonce + 1),
+        );
+      }
+      expect(used).toBeGreaterThan(0);
+      const senders = [...ledger.principals].filter((p) => ledger.nonceAt(p) !== null).slice(0, 4);
+      for (const block of ledger.canonical) {
+        if (block.height < 1) continue;
+        for (const p of senders) {
+          const want = ledger.nonceAt(p, block.height);
+          const { body } = await get(system, `/extended/v1/address/${p}/nonces?block_height=${block.height}`, NONCES_V1);
+          expect({ p, h: block.height, n: body.last_executed_tx_nonce }).toEqual({
+            p,
+            h: block.height,
+            n: want === null ? null : Number(want),
+          });
+          expect(body.possible_next_nonce).toBe(want === null ? 0 : Number(want) + 1);
+        }
+      }
+      const tip = ledger.canonical.at(-1)!;
+      const byHash = await get(system, `/extended/v1/address/${senders[0]}/nonces?block_hash=${tip.indexBlockHash}`, NONCES_V1);
+      expect(byHash.body.last_executed_tx_nonce).toBe(Number(ledger.nonceAt(senders[0]!)));
+      const p = senders[0]!;
+      expect(
+        (await get(system, `/extended/v1/address/${p}/nonces?block_height=1&block_hash=${tip.indexBlockHash}`, NONCES_V1)).status,
+      ).toBe(400);
+      expect((await get(system, `/extended/v1/address/${p}/nonces?block_height=${tip.height + 1}`, NONCES_V1)).status).toBe(404);
+      expect((await get(system, `/extended/v1/address/${p}/nonces?block_hash=abc`, NONCES_V1)).status).toBe(400);
     });
 
     it('answers an unknown principal with zeros and malformed parameters with 4xx JSON', async () => {

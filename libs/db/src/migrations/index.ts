@@ -32,6 +32,7 @@ import * as m040 from './040-stx-balance-changes';
 import * as m041 from './041-token-balance-changes';
 import * as m042 from './042-token-balances';
 import * as m043 from './043-nft-owner-changes';
+import * as m044 from './044-nonce-lookups';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -73,6 +74,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['041-token-balance-changes', m041],
   ['042-token-balances', m042],
   ['043-nft-owner-changes', m043],
+  ['044-nonce-lookups', m044],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */

@@ -55,6 +55,28 @@ export interface AccountLedger {
   tokensAt(principal: string, kind: 'ft' | 'nft', height?: number): Map<string, bigint>;
   /** The newest lock event of the principal up to the tip: amount and unlock burn height. */
   lockAt(principal: string): { amount: bigint; unlock: number } | null;
+  /** The highest nonce the principal used (origin, or sponsor of a sponsored transaction) up to `height`; null: none. */
+  nonceAt(principal: string, height?: number): bigint | null;
+}
+
+/** The address of a spending condition (hash mode 0, P2PKH, is a single-signature address: SP/ST; others SM/SN). */
+function addressOf(cond: { hashMode: number; signer: string }, mainnet: boolean): string {
+  const single = cond.hashMode === 0;
+  const version = mainnet ? (single ? 22 : 20) : single ? 26 : 21;
+  return addressToString(addressFromVersionHash(version, cond.signer));
+}
+
+/** Who used which nonce in a raw transaction: its origin, and its sponsor when sponsored. */
+function noncesOf(rawTx: string): Array<{ address: string; nonce: bigint }> {
+  if (rawTx === '0x00') return [];
+  const tx = deserializeTransaction(rawTx.replace(/^0x/, ''));
+  const mainnet = tx.transactionVersion === 0;
+  const out = [{ address: addressOf(tx.auth.spendingCondition, mainnet), nonce: BigInt(tx.auth.spendingCondition.nonce) }];
+  if (tx.auth.authType === AuthType.Sponsored) {
+    const s = tx.auth.sponsorSpendingCondition;
+    out.push({ address: addressOf(s, mainnet), nonce: BigInt(s.nonce) });
+  }
+  return out;
 }
 
 /** The fee payer of a raw transaction (the sponsor of a sponsored one) and its fee; null for a burnchain operation. */
@@ -62,11 +84,7 @@ function feeOf(rawTx: string): { payer: string; fee: bigint } | null {
   if (rawTx === '0x00') return null;
   const tx = deserializeTransaction(rawTx.replace(/^0x/, ''));
   const cond = tx.auth.authType === AuthType.Sponsored ? tx.auth.sponsorSpendingCondition : tx.auth.spendingCondition;
-  const mainnet = tx.transactionVersion === 0;
-  // Hash mode 0 (P2PKH) is a single-signature address (SP/ST); the others are P2SH versions (SM/SN).
-  const single = cond.hashMode === 0;
-  const version = mainnet ? (single ? 22 : 20) : single ? 26 : 21;
-  return { payer: addressToString(addressFromVersionHash(version, cond.signer)), fee: BigInt(cond.fee) };
+  return { payer: addressOf(cond, tx.transactionVersion === 0), fee: BigInt(cond.fee) };
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -200,6 +218,15 @@ export function accountLedger(file: string): AccountLedger {
     },
     lockAt(principal) {
       return locks.get(principal) ?? null;
+    },
+    nonceAt(principal, height = tipHeight) {
+      let max: bigint | null = null;
+      for (const b of chain.slice(0, upTo(height))) {
+        for (const t of b.transactions) {
+          for (const n of noncesOf(t.raw_tx)) if (n.address === principal && (max === null || n.nonce > max)) max = n.nonce;
+        }
+      }
+      return max;
     },
   };
 }
