@@ -24,11 +24,12 @@ const BALANCES_V1 = '/extended/v1/address/{principal}/balances';
 const STX_V2 = '/extended/v2/addresses/{principal}/balances/stx';
 const FT_V2 = '/extended/v2/addresses/{principal}/balances/ft';
 const FT_ONE_V2 = '/extended/v2/addresses/{principal}/balances/ft/{token}';
+const STX_V3 = '/extended/v3/principals/{principal}/balances/stx';
 const NONCES_V1 = '/extended/v1/address/{principal}/nonces';
 
 const asStrings = (m: Map<string, bigint>) => Object.fromEntries([...m].map(([k, v]) => [k, v.toString()]));
 
-for (const fixture of ['mocknet.tsv', 'mainnet-reorg-scenario1.tsv']) {
+for (const fixture of ['mocknet.tsv', 'mainnet-reorg-scenario1.tsv', 'epoch-3-transition.tsv']) {
   describe(`account balances after replaying ${fixture}`, () => {
     let system: RosettaSystem;
     let ledger: AccountLedger;
@@ -74,6 +75,16 @@ for (const fixture of ['mocknet.tsv', 'mainnet-reorg-scenario1.tsv']) {
           burnchain_lock_height: body.burnchain_lock_height,
           burnchain_unlock_height: body.burnchain_unlock_height,
         });
+
+        const v3 = await get(system, `/extended/v3/principals/${p}/balances/stx`, STX_V3);
+        expect(v3.headers.get('warning')).toBeNull();
+        expect(v3.body, p).toMatchObject({
+          balance: want.balance.toString(),
+          available: (want.balance - (inForce ? lock.amount : 0n)).toString(),
+        });
+        expect(v3.body.locked === null, p).toBe(!inForce || lock.amount === 0n);
+        if (v3.body.locked)
+          expect(v3.body.locked).toMatchObject({ amount: lock!.amount.toString(), burn_unlock_height: lock!.unlock });
       }
     });
 

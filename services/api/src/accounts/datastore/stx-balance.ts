@@ -17,6 +17,8 @@ export interface DbStxBalance {
   lock_height: number | null;
   burnchain_lock_height: number | null;
   burnchain_unlock_height: string | null;
+  /** Contract of the lock event (`…pox-4`), null when the node did not name one (PoX-1). */
+  lock_contract: string | null;
   /** Burn height of the block the balance is at: a lock whose unlock height is below it has expired. */
   burn_block_height: number;
 }
@@ -35,7 +37,7 @@ type Row = TipColumns &
 const STX_BALANCE = statement(
   `SELECT ${TIP_SELECT}, at.block_height AS at_height, at.burn_block_height AS at_burn_block_height,
           s.balance, s.total_sent, s.total_received, s.total_fees_sent, s.total_miner_rewards_received,
-          l.tx_id AS lock_tx_id, l.locked_amount, l.block_height AS lock_height, l.unlock_height AS burnchain_unlock_height,
+          l.tx_id AS lock_tx_id, l.locked_amount, l.contract_identifier AS lock_contract, l.block_height AS lock_height, l.unlock_height AS burnchain_unlock_height,
           lb.burn_block_height AS burnchain_lock_height
    FROM ${FROM_TIP}
    LEFT JOIN LATERAL (
@@ -47,7 +49,8 @@ const STX_BALANCE = statement(
      ORDER BY c.block_height DESC LIMIT 1
    ) s ON true
    LEFT JOIN LATERAL (
-     SELECT e.tx_id, e.locked_amount, e.block_height, e.unlock_height, e.index_block_hash FROM events e
+     SELECT e.tx_id, e.locked_amount, e.block_height, e.unlock_height, e.index_block_hash, e.contract_identifier
+     FROM events e
      WHERE e.type = 'stx_lock_event' AND e.canonical AND e.committed AND e.locked_address = $1
        AND e.block_height <= at.block_height
      ORDER BY e.block_height DESC, e.event_index DESC LIMIT 1
@@ -78,6 +81,7 @@ export async function getStxBalance(
       lock_height: row.lock_height ?? null,
       burnchain_lock_height: row.burnchain_lock_height ?? null,
       burnchain_unlock_height: row.burnchain_unlock_height ?? null,
+      lock_contract: row.lock_contract ?? null,
     },
   };
 }

@@ -6,11 +6,13 @@ import { parsePrincipal, queryBoolean } from '../../params';
 import { getMempoolStxDelta } from '../datastore/mempool-balance';
 import { getStxBalance } from '../datastore/stx-balance';
 import { toAddressStxBalanceResponse, toStxBalanceResponse } from '../mappers/stx-balance';
+import { toPrincipalStxBalanceResponse } from '../mappers/principal-stx-balance';
 import { markDeprecated, parseUntilBlock } from './account-params';
 
 /**
  * `/extended/v1/address/{principal}/stx` (at the tip with the mempool-aware fields, or at `until_block` without them)
- * and `/extended/v2/addresses/{principal}/balances/stx` (tip; mempool fields with `include_mempool=true`).
+ * , `/extended/v2/addresses/{principal}/balances/stx` (tip; mempool fields with `include_mempool=true`) and
+ * `/extended/v3/principals/{principal}/balances/stx`.
  */
 export function stxBalanceRoutes(db: Knex): Router {
   const router = express.Router();
@@ -35,6 +37,14 @@ export function stxBalanceRoutes(db: Knex): Router {
     if (!includeMempool && respondNotModifiedIfFresh(req, res, tip)) return;
     const pending = includeMempool ? await getMempoolStxDelta(db, principal) : null;
     res.json(toStxBalanceResponse(balance, pending));
+  });
+
+  // The v3 successor (not deprecated): available and locked apart, the mempool part only when something is pending.
+  router.get('/extended/v3/principals/:principal/balances/stx', async (req, res) => {
+    const principal = parsePrincipal(req.params.principal);
+    const { balance } = await getStxBalance(db, principal, null);
+    if (!balance) throw new NotFoundError('no current block');
+    res.json(toPrincipalStxBalanceResponse(balance, await getMempoolStxDelta(db, principal)));
   });
 
   return router;
