@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { testInfra } from '@bda/test-support';
 import type { BuiltBlock } from '@bda/runes/src/testing/bitcoin-block-builder';
 import { RuneBlockGenerator } from '@bda/runes/src/testing/random-rune-blocks';
 import { fetchRunes } from '../../services/api/test/runes-schemas';
@@ -68,8 +69,8 @@ describe('rune ledger fed by the bitcoind follower (Kafka bus)', () => {
     node = fake.server;
     sys = await TestSystem.start({
       bus: 'kafka',
-      serverUrl: inject('databaseUrl'),
-      kafkaBrokers: inject('kafkaBrokers'),
+      serverUrl: testInfra().databaseUrl,
+      kafkaBrokers: testInfra().kafkaBrokers,
       env: {
         BITCOIN_NETWORK: 'regtest',
         RATE_LIMIT_ENABLED: 'false',

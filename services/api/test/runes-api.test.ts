@@ -1,11 +1,11 @@
-import type { Server } from 'node:http';
-import express from 'express';
+import express, { type Express } from 'express';
+import request from 'supertest';
 import type { Knex } from 'knex';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { closeServer, createLogger, errorMiddleware, listen, notFoundHandler } from '@bda/common';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createLogger, errorMiddleware, notFoundHandler } from '@bda/common';
 import { createDb, migrateLatest, RUNE_OPERATIONS, type RuneOperationName } from '@bda/db';
 import { GENESIS_RUNE, parseSpacedRune, U128_MAX, U64_MAX } from '@bda/runes';
-import { createTestDatabase } from '@bda/test-support';
+import { createTestDatabase, testInfra, expectMessage } from '@bda/test-support';
 import { fetchRunes } from './runes-schemas';
 import { createRunesDb, knexRunesDb, runesRouter, type RunesDb } from '../src/runes';
 import { startApi } from './support/api-harness';
@@ -62,13 +62,12 @@ describe('/runes/v1', () => {
   let db: Knex;
   /** The api's own pool for rune reads (generic plans), as in production. */
   let runes: RunesDb;
-  let server: Server;
-  let base: string;
+  let app: Express;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are schema-validated JSON that assertions read loosely
-  const get = <T = any>(path: string) => fetchRunes<T>(base, path);
+  const get = <T = any>(path: string) => fetchRunes<T>(app, path);
 
   beforeAll(async () => {
-    const url = await createTestDatabase(inject('databaseUrl'), 'runes_api');
+    const url = await createTestDatabase(testInfra().databaseUrl, 'runes_api');
     db = createDb({ connectionString: url, maxConnections: 4 });
     runes = createRunesDb({ connectionString: url, max: 4 });
     await migrateLatest(db);
@@ -128,17 +127,13 @@ describe('/runes/v1', () => {
         { rune: 0, address: ADDRESSES[0]!, balance: 0n },
       ],
     );
-    const app = express();
+    app = express();
     app.set('query parser', 'simple');
     app.use(runesRouter({ db: runes, serverVersion: 'test' }));
     app.use(notFoundHandler());
     app.use(errorMiddleware(createLogger('runes-api-test', 'silent')));
-    const listening = await listen(app, 0, '127.0.0.1');
-    server = listening.server;
-    base = `http://127.0.0.1:${listening.port}`;
   });
   afterAll(async () => {
-    if (server) await closeServer(server);
     await runes?.close();
     await db?.destroy();
   });
@@ -223,11 +218,12 @@ describe('/runes/v1', () => {
         ] as const) {
           const query = ops.length > 2 ? ops.map((o) => `operation=${o}`).join('&') : `operation=${ops.join(',')}`;
           const { body } = await get(`/runes/v1/blocks/840000/activity?${query}&offset=${offset}&limit=${limit}`);
-          expect(body.total, `${ops} total`).toBe(expected.length);
-          expect(
-            body.results.map((r: { location: { vout: number } }) => r.location.vout),
-            `${ops} offset ${offset} limit ${limit}`,
-          ).toEqual(expected.slice(offset, offset + limit));
+          expectMessage(`${ops} total`, () => expect(body.total).toBe(expected.length));
+          expectMessage(`${ops} offset ${offset} limit ${limit}`, () =>
+            expect(body.results.map((r: { location: { vout: number } }) => r.location.vout)).toEqual(
+              expected.slice(offset, offset + limit),
+            ),
+          );
         }
       }
     });
@@ -264,9 +260,9 @@ describe('/runes/v1', () => {
       ];
       for (const [path, message] of cases) {
         const { status, body } = await get(path);
-        expect(status, path).toBe(400);
+        expectMessage(path, () => expect(status).toBe(400));
         expect(body.error).toBe('invalid_request');
-        expect(body.message, path).toMatch(message);
+        expectMessage(path, () => expect(body.message).toMatch(message));
       }
     });
   });
@@ -285,24 +281,26 @@ describe('/runes/v1', () => {
       const byId = await get('/runes/v1/etchings/840000:1');
       expect(byId.status).toBe(200);
       for (const form of ['1', 'ZZZZZFEHUZZZZZ', 'zzzzzfehuzzzzz', 'Z•Z•Z•Z•Z•FEHU•Z•Z•Z•Z•Z', 'Z.Z.Z.Z.Z.FEHU.Z.Z.Z.Z.Z']) {
-        expect((await get(`/runes/v1/etchings/${encodeURIComponent(form)}`)).body, form).toEqual(byId.body);
+        await expectMessage(form, async () =>
+          expect((await get(`/runes/v1/etchings/${encodeURIComponent(form)}`)).body).toEqual(byId.body),
+        );
       }
       expect((await get(`/runes/v1/etchings/${encodeURIComponent('ZZZZZ•FEHUZZZZZ')}`)).status).toBe(404);
       for (const missing of ['840000:9', '9', 'NOSUCHRUNE', '99999999999:1']) {
         const { status, body } = await get(`/runes/v1/etchings/${missing}`);
-        expect(status, missing).toBe(404);
+        expectMessage(missing, () => expect(status).toBe(404));
         expect(body.message).toMatch(/^etching: /);
       }
       for (const bad of ['840000:x', 'A-B', '•A', 'A••B']) {
         const { status, body } = await get(`/runes/v1/etchings/${encodeURIComponent(bad)}`);
-        expect(status, bad).toBe(400);
+        expectMessage(bad, () => expect(status).toBe(400));
         expect(body.message).toMatch(/^etching: /);
       }
     });
 
     it('shows terms, supply and location; u64 bounds as exact JSON integers', async () => {
-      const res = await fetch(`${base}/runes/v1/etchings/840000:1`);
-      const text = await res.text();
+      const res = await request(app).get('/runes/v1/etchings/840000:1');
+      const text = res.text;
       expect(text).toContain('"height_end":18446744073709551615');
       const body = JSON.parse(text);
       expect(body).toMatchObject({
@@ -460,47 +458,35 @@ describe('/runes/v1', () => {
         '9007199254740993',
       ]),
     ).toEqual([{ n: '340282366920938463463374607431768211455', b: '9007199254740993' }]);
-    const app = express();
-    app.set('query parser', 'simple');
-    app.use(runesRouter({ db: knexRunesDb(db), serverVersion: 'test' }));
-    app.use(errorMiddleware(createLogger('runes-api-test', 'silent')));
-    const { server: s, port } = await listen(app, 0, '127.0.0.1');
-    try {
-      for (const path of [
-        '/runes/v1/blocks/840000/activity?offset=7&limit=60',
-        `/runes/v1/blocks/${H2}/activity`,
-        '/runes/v1/blocks/840000/activity?operation=send,receive&offset=20',
-        '/runes/v1/etchings',
-      ]) {
-        const viaKnex = await fetchRunes(`http://127.0.0.1:${port}`, path);
-        expect(viaKnex.status).toBe(200);
-        expect(viaKnex.body).toEqual((await get(path)).body);
-      }
-    } finally {
-      await closeServer(s);
+    const viaKnexApp = express();
+    viaKnexApp.set('query parser', 'simple');
+    viaKnexApp.use(runesRouter({ db: knexRunesDb(db), serverVersion: 'test' }));
+    viaKnexApp.use(errorMiddleware(createLogger('runes-api-test', 'silent')));
+    for (const path of [
+      '/runes/v1/blocks/840000/activity?offset=7&limit=60',
+      `/runes/v1/blocks/${H2}/activity`,
+      '/runes/v1/blocks/840000/activity?operation=send,receive&offset=20',
+      '/runes/v1/etchings',
+    ]) {
+      const viaKnex = await fetchRunes(viaKnexApp, path);
+      expect(viaKnex.status).toBe(200);
+      expect(viaKnex.body).toEqual((await get(path)).body);
     }
   });
 
   it('takes its page sizes from configuration', async () => {
-    const app = express();
-    app.set('query parser', 'simple');
-    app.use(runesRouter({ db: runes, limits: { default: 5, max: 100 } }));
-    app.use(errorMiddleware(createLogger('runes-api-test', 'silent')));
-    const { server: s, port } = await listen(app, 0, '127.0.0.1');
-    try {
-      expect((await fetchRunes(`http://127.0.0.1:${port}`, '/runes/v1/blocks/840000/activity')).body.results).toHaveLength(5);
-      expect(
-        (await fetchRunes(`http://127.0.0.1:${port}`, '/runes/v1/blocks/840000/activity?limit=100')).body.results,
-      ).toHaveLength(100);
-    } finally {
-      await closeServer(s);
-    }
+    const small = express();
+    small.set('query parser', 'simple');
+    small.use(runesRouter({ db: runes, limits: { default: 5, max: 100 } }));
+    small.use(errorMiddleware(createLogger('runes-api-test', 'silent')));
+    expect((await fetchRunes(small, '/runes/v1/blocks/840000/activity')).body.results).toHaveLength(5);
+    expect((await fetchRunes(small, '/runes/v1/blocks/840000/activity?limit=100')).body.results).toHaveLength(100);
   });
 });
 
 describe('/runes/v1 in the api app', () => {
   it('is mounted, documented and answers with the documented shapes', async () => {
-    const api = await startApi(inject('databaseUrl'));
+    const api = await startApi(testInfra().databaseUrl);
     try {
       const status = await api.get('/runes/v1/');
       expect(status.status).toBe(200);

@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { expectMessage, testInfra } from '@bda/test-support';
 import { BlockRowBuilder } from './support/builders';
 import { startApi, type ApiHarness } from './support/api-harness';
 import { insertBlocks, seedCanonicalChain, setChainTip } from './support/seed';
@@ -6,7 +8,7 @@ import { insertBlocks, seedCanonicalChain, setChainTip } from './support/seed';
 let api: ApiHarness;
 
 beforeAll(async () => {
-  api = await startApi(inject('databaseUrl'));
+  api = await startApi(testInfra().databaseUrl);
 });
 
 afterAll(async () => {
@@ -167,7 +169,7 @@ describe('when the database is unreachable', () => {
   it('answers 503 JSON to chain reads and to readiness, and keeps serving', async () => {
     const { buildApp } = await import('../src/build-app');
     const { createDb } = await import('@bda/db');
-    const { createLogger, createMetricsRegistry, listen, closeServer } = await import('@bda/common');
+    const { createLogger, createMetricsRegistry } = await import('@bda/common');
     const { schemaValidator } = await import('./support/api-harness');
     const db = createDb({ connectionString: 'postgres://postgres:postgres@127.0.0.1:1/none' });
     const app = buildApp({
@@ -176,18 +178,16 @@ describe('when the database is unreachable', () => {
       metrics: createMetricsRegistry('t'),
       isShuttingDown: () => false,
     });
-    const { server, port } = await listen(app, 0, '127.0.0.1');
     try {
       for (let i = 0; i < 2; i++) {
-        const res = await fetch(`http://127.0.0.1:${port}/extended/v2/blocks`);
+        const res = await request(app).get('/extended/v2/blocks');
         expect(res.status).toBe(503);
-        const body = await res.json();
-        expect(body).toEqual({ error: 'service_unavailable', message: 'the database is unavailable; try again shortly' });
-        schemaValidator.validateResponse('/extended/v2/blocks', 'get', 503, body);
+        expect(res.type).toBe('application/json');
+        expect(res.body).toEqual({ error: 'service_unavailable', message: 'the database is unavailable; try again shortly' });
+        schemaValidator.validateResponse('/extended/v2/blocks', 'get', 503, res.body);
       }
-      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(503);
+      expect((await request(app).get('/readyz')).status).toBe(503);
     } finally {
-      await closeServer(server);
       await db.destroy();
     }
   });
@@ -196,10 +196,10 @@ describe('when the database is unreachable', () => {
 describe('a method a path does not take', () => {
   it('answers 405 with Allow naming the methods the path takes, on express and plain routes alike', async () => {
     for (const path of ['/extended', '/extended/v1/tx/0x' + 'ab'.repeat(32), '/runes/v1/etchings']) {
-      const res = await fetch(`${api.baseUrl}${path}`, { method: 'POST', body: '{}' });
-      expect(res.status, path).toBe(405);
-      expect(res.headers.get('allow'), path).toBe('GET, HEAD');
-      expect(await res.json()).toEqual({
+      const res = await request(api.server).post(path).type('text/plain').send('{}');
+      expectMessage(path, () => expect(res.status).toBe(405));
+      expect(res.headers['allow']).toBe('GET, HEAD');
+      expect(res.body).toEqual({
         error: 'method_not_allowed',
         message: `POST is not allowed on ${path}; allowed: GET, HEAD`,
       });
@@ -207,8 +207,9 @@ describe('a method a path does not take', () => {
   });
 
   it('still answers 404 for a path nobody serves', async () => {
-    const res = await fetch(`${api.baseUrl}/extended/v9/nothing`, { method: 'POST' });
+    const res = await request(api.server).post('/extended/v9/nothing');
     expect(res.status).toBe(404);
-    expect(((await res.json()) as { error: string }).error).toBe('not_found');
+    expect(res.type).toBe('application/json');
+    expect((res.body as { error: string }).error).toBe('not_found');
   });
 });

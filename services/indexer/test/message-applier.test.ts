@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { createLogger, createMetricsRegistry } from '@bda/common';
 import { encodeEnvelope, type BusRecord, type Envelope } from '@bda/bus';
 import { createDb, migrateLatest } from '@bda/db';
-import { createTestDatabase } from '@bda/test-support';
+import { createTestDatabase, testInfra } from '@bda/test-support';
 import { PoisonMessageError } from '../src/apply-error';
 import { describeFailure, MessageApplier, type MessageApplierOptions } from '../src/message-applier';
 import { WriteBatch } from '../src/sql';
@@ -38,7 +38,7 @@ describe('MessageApplier', () => {
     });
 
   beforeAll(async () => {
-    db = createDb({ connectionString: await createTestDatabase(inject('databaseUrl'), 'applier'), maxConnections: 4 });
+    db = createDb({ connectionString: await createTestDatabase(testInfra().databaseUrl, 'applier'), maxConnections: 4 });
     await migrateLatest(db);
     await db.schema.createTable('applier_items', (t) => t.integer('n').primary());
   });

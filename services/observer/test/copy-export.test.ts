@@ -2,8 +2,8 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createTestDatabase } from '@bda/test-support';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createTestDatabase, testInfra } from '@bda/test-support';
 import { parseRecordedTime, readNodeEventFile, type RecordedEvent } from '../src/node-event-file';
 import { loadFixture } from '../../../test/support/fixtures';
 
@@ -18,7 +18,7 @@ describe('reading an export written by PostgreSQL COPY', () => {
   const rows = loadFixture('fuzzed-transactions-1.tsv');
 
   beforeAll(async () => {
-    client = new pg.Client(await createTestDatabase(inject('databaseUrl'), 'copy_export'));
+    client = new pg.Client(await createTestDatabase(testInfra().databaseUrl, 'copy_export'));
     await client.connect();
     dir = mkdtempSync(join(tmpdir(), 'bda-copy-'));
     chmodSync(dir, 0o777); // the server process writes the file
