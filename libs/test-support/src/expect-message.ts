@@ -8,9 +8,11 @@ export function expectMessage(message: string | undefined, assertion: () => Prom
 export function expectMessage(message: string | undefined, assertion: () => unknown): void | Promise<void> {
   const withMessage = (err: unknown): unknown => {
     if (err instanceof Error && message) {
+      // The stack first: V8 formats it on first read, with the message as it is then.
+      const stack = err.stack;
       const original = err.message;
       err.message = `${message}\n\n${original}`;
-      if (err.stack?.includes(original)) err.stack = err.stack.replace(original, err.message);
+      if (stack?.includes(original)) err.stack = stack.replace(original, err.message);
     }
     return err;
   };
