@@ -54,8 +54,14 @@ export default tseslint.config(
     },
   },
   {
-    // Vitest's global setup and the flat config itself must default-export.
-    files: ['libs/test-support/src/global-setup.ts', 'eslint.config.js', 'vitest.config.ts'],
+    // jest's global setup/teardown and test environment, jest's config and the flat config itself must default-export.
+    files: [
+      'libs/test-support/src/global-setup.ts',
+      'libs/test-support/src/global-teardown.ts',
+      'libs/test-support/src/jest-environment.ts',
+      'eslint.config.js',
+      'jest.config.js',
+    ],
     rules: { 'no-restricted-syntax': 'off' },
   },
   {

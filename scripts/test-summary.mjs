@@ -1,7 +1,7 @@
-// Prints the plain closing line CI reads ("N passed, N failed, N skipped") from vitest's JSON report.
+// Prints the plain closing line CI reads ("N passed, N failed, N skipped") from jest's JSON report (--json).
 import { readFileSync } from 'node:fs';
 
-const file = process.argv[2] ?? '.tmp/vitest-report.json';
+const file = process.argv[2] ?? '.tmp/jest-report.json';
 let report;
 try {
   report = JSON.parse(readFileSync(file, 'utf8'));

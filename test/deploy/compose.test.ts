@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
 import { apiEnvSchema, loadApiEnv } from '@bda/api';
 import { envSchema as gatewayEnvSchema, loadEnv as loadGatewayEnv } from '@bda/gateway';
 import { indexerEnvSchema, loadIndexerEnv } from '@bda/indexer';
 import { loadObserverEnv, observerEnvSchema } from '@bda/observer';
-import { BROKER_LIMITS, pinnedKafkaVersion } from '@bda/test-support';
+import { BROKER_LIMITS, pinnedKafkaVersion, expectMessage } from '@bda/test-support';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '@bda/bus';
 import { BUILD_ENTRIES } from '../../scripts/build.mjs';
 
@@ -62,10 +62,12 @@ describe('docker-compose.yml', () => {
   it('runs each of the four services from the project image', () => {
     expect(new Set(ours.map((s) => s.kind))).toEqual(new Set(['observer', 'indexer', 'api', 'gateway']));
     for (const { name, service, kind } of ours) {
-      expect(Object.keys(SERVICES), `${name}: SERVICE`).toContain(kind);
+      expectMessage(`${name}: SERVICE`, () => expect(Object.keys(SERVICES)).toContain(kind));
       // The image's command runs dist/${SERVICE}.mjs, which scripts/build.mjs must produce.
-      expect(Object.keys(BUILD_ENTRIES), `${name}: a bundle named ${kind}`).toContain(kind);
-      expect(existsSync(join(ROOT, service.build!.context, service.build!.dockerfile)), `${name}: its Dockerfile`).toBe(true);
+      expectMessage(`${name}: a bundle named ${kind}`, () => expect(Object.keys(BUILD_ENTRIES)).toContain(kind));
+      expectMessage(`${name}: its Dockerfile`, () =>
+        expect(existsSync(join(ROOT, service.build!.context, service.build!.dockerfile))).toBe(true),
+      );
     }
   });
 
@@ -73,8 +75,8 @@ describe('docker-compose.yml', () => {
     for (const { name, kind } of ours) {
       const env = envOf(name);
       const unknown = Object.keys(env).filter((k) => k !== 'SERVICE' && !SERVICES[kind].keys.includes(k));
-      expect(unknown, `${name} sets variables ${kind}'s env.ts does not read`).toEqual([]);
-      expect(() => SERVICES[kind].load(env), `${name}'s environment`).not.toThrow();
+      expectMessage(`${name} sets variables ${kind}'s env.ts does not read`, () => expect(unknown).toEqual([]));
+      expectMessage(`${name}'s environment`, () => expect(() => SERVICES[kind].load(env)).not.toThrow());
     }
   });
 
@@ -82,7 +84,7 @@ describe('docker-compose.yml', () => {
     for (const { name, service, kind } of ours) {
       const listening = String((SERVICES[kind].load(envOf(name)) as Record<string, unknown>)[SERVICES[kind].portVar]);
       for (const mapping of service.ports ?? []) {
-        expect(mapping.split(':').at(-1), `${name}: ${mapping}`).toBe(listening);
+        expectMessage(`${name}: ${mapping}`, () => expect(mapping.split(':').at(-1)).toBe(listening));
       }
     }
   });
@@ -101,7 +103,7 @@ describe('docker-compose.yml', () => {
       // The defaults name 127.0.0.1, which inside a container is the container itself: every service sets the
       // connections it uses. The observer uses PostgreSQL only as its embedded bus, without Kafka.
       const usesDatabase = kind !== 'observer' || !env.KAFKA_BROKERS;
-      if (usesDatabase) expect(env.DATABASE_URL, `${name}: DATABASE_URL`).toBeTruthy();
+      if (usesDatabase) expectMessage(`${name}: DATABASE_URL`, () => expect(env.DATABASE_URL).toBeTruthy());
       const targets = [
         ...(usesDatabase ? [env.DATABASE_URL!] : []),
         ...(env.KAFKA_BROKERS ?? '')
@@ -113,8 +115,8 @@ describe('docker-compose.yml', () => {
       ];
       for (const target of targets) {
         const url = new URL(target);
-        expect(listens.get(url.hostname), `${name} → ${target}`).toBe(url.port);
-        expect(service.depends_on ?? [], `${name} depends on ${url.hostname}`).toContain(url.hostname);
+        expectMessage(`${name} → ${target}`, () => expect(listens.get(url.hostname)).toBe(url.port));
+        expectMessage(`${name} depends on ${url.hostname}`, () => expect(service.depends_on ?? []).toContain(url.hostname));
       }
     }
   });
@@ -127,7 +129,7 @@ describe('docker-compose.yml', () => {
         return { name, brokers: env.KAFKA_BROKERS ?? '', prefix: env.BUS_TOPIC_PREFIX ?? '' };
       });
     expect(buses.length).toBeGreaterThanOrEqual(2);
-    for (const bus of buses) expect({ ...bus, name: buses[0]!.name }, bus.name).toEqual(buses[0]);
+    for (const bus of buses) expectMessage(bus.name, () => expect({ ...bus, name: buses[0]!.name }).toEqual(buses[0]));
     // The production topology runs Kafka, not the embedded bus.
     expect(buses[0]!.brokers).not.toBe('');
   });

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { loadFixture } from '../support/fixtures';
 import { startSystem } from '../support/start-system';
 import type { TestSystem } from '../support/test-system';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { buildAll } from '../../scripts/build.mjs';
 import { ROOT } from '../../scripts/lib/service-process';
 import { EXPECTED_TIPS, fixturePath } from '../support/fixtures';

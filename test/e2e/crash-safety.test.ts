@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { testInfra } from '@bda/test-support';
 import { replayEvents } from '../../scripts/lib/replay-events';
 import { loadFixture } from '../support/fixtures';
 import { tableChecksums } from '../support/table-checksums';
@@ -13,8 +14,8 @@ describe.each(['kafka', 'postgres'] as const)('an indexer killed at random point
   let steady: TestSystem;
   let crashy: TestSystem;
   beforeAll(async () => {
-    const serverUrl = inject('databaseUrl');
-    const kafkaBrokers = inject('kafkaBrokers');
+    const serverUrl = testInfra().databaseUrl;
+    const kafkaBrokers = testInfra().kafkaBrokers;
     steady = await TestSystem.start({ bus, serverUrl, kafkaBrokers, services: ['indexer', 'observer'] });
     crashy = await TestSystem.start({ bus, serverUrl, kafkaBrokers, services: ['indexer'], shareBusWith: steady });
   });
@@ -23,7 +24,7 @@ describe.each(['kafka', 'postgres'] as const)('an indexer killed at random point
     await steady?.stop();
   });
 
-  it('ends with exactly the tables of the uninterrupted indexer', { timeout: 300_000 }, async () => {
+  it('ends with exactly the tables of the uninterrupted indexer', async () => {
     const events = [...loadFixture('epoch-3-transition.tsv'), ...loadFixture('mainnet-reorg-scenario1.tsv')];
     const replay = replayEvents(events, { observerUrl: steady.observerUrl, maxRetryMs: 60_000 });
     let kills = 0;
@@ -46,5 +47,5 @@ describe.each(['kafka', 'postgres'] as const)('an indexer killed at random point
     const [a, b] = [await tableChecksums(steady.db), await tableChecksums(crashy.db)];
     expect(b).toEqual(a);
     expect(Number((await crashy.db('blocks').count({ n: '*' }))[0]!.n)).toBeGreaterThan(50);
-  });
+  }, 300_000);
 });

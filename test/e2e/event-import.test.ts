@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loadObserverEnv, parseRecordedTime } from '@bda/observer';
 import { runImportCommand } from '@bda/observer';
 import { replayEvents } from '../../scripts/lib/replay-events';

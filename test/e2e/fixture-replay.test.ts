@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { replayEvents } from '../../scripts/lib/replay-events';
 import { EXPECTED_TIPS, loadFixture } from '../support/fixtures';
 import { startSystem } from '../support/start-system';

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createTestDatabase, freePorts } from '@bda/test-support';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createTestDatabase, freePorts, testInfra, expectMessage } from '@bda/test-support';
 import { startService, stopService, waitForHttp, type ServiceProcess } from '../../scripts/lib/service-process';
 
 /** Whether a TCP connection to `host:port` is accepted. */
@@ -26,7 +26,7 @@ describe('the observer, the indexer and the api started without a host', () => {
     .find((a) => a && !a.internal && a.family === 'IPv4')?.address;
 
   beforeAll(async () => {
-    const databaseUrl = await createTestDatabase(inject('databaseUrl'), 'loopback');
+    const databaseUrl = await createTestDatabase(testInfra().databaseUrl, 'loopback');
     const [observer, indexer, api] = (await freePorts(3)) as [number, number, number];
     ports = { observer, indexer, api };
     const common = { DATABASE_URL: databaseUrl, KAFKA_BROKERS: '', LOG_LEVEL: 'warn', BUS_TOPIC_PREFIX: `lb${indexer}` };
@@ -45,7 +45,7 @@ describe('the observer, the indexer and the api started without a host', () => {
   });
 
   it('listen on loopback only: this machine reaches them, its other addresses do not', async () => {
-    expect(external, 'this test needs a non-loopback IPv4 address on the machine').toBeDefined();
+    expectMessage('this test needs a non-loopback IPv4 address on the machine', () => expect(external).toBeDefined());
     for (const [name, port] of Object.entries(ports)) {
       expect([name, await accepts('127.0.0.1', port)]).toEqual([name, true]);
       expect([name, await accepts(external!, port)]).toEqual([name, false]);

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { testInfra, expectMessage } from '@bda/test-support';
 import { createBus, TOPICS, type BusRecord } from '@bda/bus';
 import { createLogger } from '@bda/common';
 import { replayEvents } from '../../scripts/lib/replay-events';
@@ -115,7 +116,7 @@ class LossyLink {
 /** Every record of the system's `stacks.node-events` topic, read from the bus itself. */
 async function readNodeEventsTopic(sys: TestSystem, bus: 'kafka' | 'postgres'): Promise<BusRecord[]> {
   const b = createBus({
-    kafkaBrokers: bus === 'kafka' ? inject('kafkaBrokers').split(',') : [],
+    kafkaBrokers: bus === 'kafka' ? testInfra().kafkaBrokers.split(',') : [],
     databaseUrl: sys.busDatabaseUrl,
     clientId: 'observer-crash-test',
     logger,
@@ -224,8 +225,8 @@ describe.each(['kafka', 'postgres'] as const)('an observer killed at random poin
   let crashy: TestSystem;
   let link: LossyLink;
   beforeAll(async () => {
-    const serverUrl = inject('databaseUrl');
-    const kafkaBrokers = inject('kafkaBrokers');
+    const serverUrl = testInfra().databaseUrl;
+    const kafkaBrokers = testInfra().kafkaBrokers;
     const services = ['indexer', 'observer', 'api'] as const;
     [steady, crashy] = await Promise.all([
       TestSystem.start({ bus, serverUrl, kafkaBrokers, services: [...services] }),
@@ -240,139 +241,131 @@ describe.each(['kafka', 'postgres'] as const)('an observer killed at random poin
     await steady?.stop();
   });
 
-  it(
-    'ends with the tables and API answers of an uninterrupted replay when the observer is killed mid-stream',
-    { timeout: 300_000 },
-    async () => {
-      // The reference: the same events, nothing killed.
-      const clean = await replayEvents(EVENTS, { observerUrl: steady.observerUrl, maxRetryMs: 60_000 });
-      expect(clean).toMatchObject({ events: EVENTS.length, retries: 0 });
+  it('ends with the tables and API answers of an uninterrupted replay when the observer is killed mid-stream', async () => {
+    // The reference: the same events, nothing killed.
+    const clean = await replayEvents(EVENTS, { observerUrl: steady.observerUrl, maxRetryMs: 60_000 });
+    expect(clean).toMatchObject({ events: EVENTS.length, retries: 0 });
 
-      // Kill points: distinct event counts spread over the stream, each kill either at a random moment just after
-      // that many events were accepted, or on the next 200 (dropped).
-      const points = new Set<number>();
-      while (points.size < RANDOM_KILLS + ANSWER_LOST_KILLS) points.add(5 + Math.floor(Math.random() * (EVENTS.length - 45)));
-      const modes = [
-        ...Array<'random'>(RANDOM_KILLS).fill('random'),
-        ...Array<'answer-lost'>(ANSWER_LOST_KILLS).fill('answer-lost'),
-      ].sort(() => Math.random() - 0.5);
-      const plan = [...points].sort((a, b) => a - b).map((at, k) => ({ at, mode: modes[k]! }));
+    // Kill points: distinct event counts spread over the stream, each kill either at a random moment just after
+    // that many events were accepted, or on the next 200 (dropped).
+    const points = new Set<number>();
+    while (points.size < RANDOM_KILLS + ANSWER_LOST_KILLS) points.add(5 + Math.floor(Math.random() * (EVENTS.length - 45)));
+    const modes = [
+      ...Array<'random'>(RANDOM_KILLS).fill('random'),
+      ...Array<'answer-lost'>(ANSWER_LOST_KILLS).fill('answer-lost'),
+    ].sort(() => Math.random() - 0.5);
+    const plan = [...points].sort((a, b) => a - b).map((at, k) => ({ at, mode: modes[k]! }));
 
-      let accepted = 0;
-      let replayDone = false;
-      let retries = 0;
-      const kills: Array<{ at: number; mode: string; acceptedAtKill: number; midReplay: boolean }> = [];
-      const observerPort = crashy.ports.observer;
-      const abort = new AbortController();
-      const replay = replayEvents(EVENTS, {
-        observerUrl: link.url,
-        maxRetryMs: 120_000,
-        signal: abort.signal,
-        onProgress: (done) => {
-          accepted = done;
-        },
-        onRetry: () => {
-          retries += 1;
-        },
-      }).finally(() => {
-        replayDone = true;
-      });
-      const killer = (async () => {
-        for (const step of plan) {
-          while (accepted < step.at && !replayDone) await sleep(1);
-          if (replayDone) return;
-          if (step.mode === 'random') {
-            await sleep(Math.random() * 10);
-            await crashy.killService('observer');
-          } else {
-            await link.loseNextAnswer(() => crashy.killService('observer'));
-          }
-          kills.push({ ...step, acceptedAtKill: accepted, midReplay: !replayDone });
-          await crashy.startService('observer');
-          // Restarted where the node (here, the link) posts: the same port.
-          expect(crashy.ports.observer).toBe(observerPort);
+    let accepted = 0;
+    let replayDone = false;
+    let retries = 0;
+    const kills: Array<{ at: number; mode: string; acceptedAtKill: number; midReplay: boolean }> = [];
+    const observerPort = crashy.ports.observer;
+    const abort = new AbortController();
+    const replay = replayEvents(EVENTS, {
+      observerUrl: link.url,
+      maxRetryMs: 120_000,
+      signal: abort.signal,
+      onProgress: (done) => {
+        accepted = done;
+      },
+      onRetry: () => {
+        retries += 1;
+      },
+    }).finally(() => {
+      replayDone = true;
+    });
+    const killer = (async () => {
+      for (const step of plan) {
+        while (accepted < step.at && !replayDone) await sleep(1);
+        if (replayDone) return;
+        if (step.mode === 'random') {
+          await sleep(Math.random() * 10);
+          await crashy.killService('observer');
+        } else {
+          await link.loseNextAnswer(() => crashy.killService('observer'));
         }
-      })().catch((err: unknown) => {
-        abort.abort();
-        throw err;
-      });
-      const [summary] = await Promise.all([replay, killer]);
-      const context = JSON.stringify({ plan, kills, retries, answersLost: link.answersLost });
-
-      // The test did what it claims: every kill hit the stream while it was flowing, and the node had to retry.
-      expect(summary.events, `events accepted: ${context}`).toBe(EVENTS.length);
-      expect(kills.filter((k) => k.midReplay).length, `kills mid-replay: ${context}`).toBe(RANDOM_KILLS + ANSWER_LOST_KILLS);
-      expect(link.answersLost, `answers lost: ${context}`).toBe(ANSWER_LOST_KILLS);
-      expect(retries, `retries: ${context}`).toBeGreaterThanOrEqual(kills.length);
-
-      await steady.waitForCaughtUp();
-      await crashy.waitForCaughtUp();
-
-      // The bus: every event, in order; the uninterrupted one exactly once each, the crashed one with a repeat for
-      // each lost 200 and no more repeats than kills.
-      const [steadyRecords, crashyRecords] = [await readNodeEventsTopic(steady, bus), await readNodeEventsTopic(crashy, bus)];
-      expect(matchBusToEvents(steadyRecords)).toEqual({ repeats: 0, missing: [], unexpected: [] });
-      const crashyMatch = matchBusToEvents(crashyRecords);
-      expect(
-        { missing: crashyMatch.missing, unexpected: crashyMatch.unexpected },
-        `bus of the killed system: ${context}`,
-      ).toEqual({ missing: [], unexpected: [] });
-      expect(crashyMatch.repeats, `repeats on the bus: ${context}`).toBeGreaterThanOrEqual(ANSWER_LOST_KILLS);
-      expect(crashyMatch.repeats, `repeats on the bus: ${context}`).toBeLessThanOrEqual(kills.length);
-      expect(crashyRecords.length).toBe(EVENTS.length + crashyMatch.repeats);
-      // The crashed system's indexer consumed all of it, repeats included.
-      const applied = await crashy
-        .db('consumer_positions')
-        .where({ topic: TOPICS.stacksNodeEvents })
-        .first<{ position: string }>();
-      expect(BigInt(applied!.position)).toBe(crashyRecords.at(-1)!.position);
-
-      // Nothing failed to apply (a repeat is not an error).
-      expect(await crashy.db('dead_letters').select('position', 'path', 'reason')).toEqual([]);
-      expect(await steady.db('dead_letters').select('position', 'path', 'reason')).toEqual([]);
-
-      // Same tables, row for row: counts and contents, the observer's receipt times aside.
-      for (const table of ['blocks', 'txs', 'events', 'mempool_txs'])
-        expect(await rowCount(steady, table), table).toBeGreaterThan(0);
-      expect(await rowCount(steady, 'blocks')).toBeGreaterThan(50);
-      const [a, b] = [
-        await tableChecksums(steady.db, RECEIPT_TIME_COLUMNS),
-        await tableChecksums(crashy.db, RECEIPT_TIME_COLUMNS),
-      ];
-      const counts = (sums: Record<string, string>) =>
-        Object.fromEntries(Object.entries(sums).map(([t, v]) => [t, v.split(':')[0]]));
-      expect(counts(b), `row counts: ${context}`).toEqual(counts(a));
-      expect(b, `table checksums: ${context}`).toEqual(a);
-
-      // Receipt times differ, but in each system they follow arrival order: no two mempool transactions swap places.
-      const times = async (sys: TestSystem) =>
-        new Map(
-          (await sys.db('mempool_txs').select<Array<{ tx_id: string; receipt_time: string }>>('tx_id', 'receipt_time')).map(
-            (r) => [r.tx_id, r.receipt_time],
-          ),
-        );
-      const [ta, tb] = [await times(steady), await times(crashy)];
-      const ids = [...ta.keys()].sort();
-      const swapped: string[] = [];
-      for (const x of ids) {
-        for (const y of ids) {
-          if (ta.get(x)! < ta.get(y)! && tb.get(x)! > tb.get(y)!) swapped.push(`${x} before ${y}`);
-        }
+        kills.push({ ...step, acceptedAtKill: accepted, midReplay: !replayDone });
+        await crashy.startService('observer');
+        // Restarted where the node (here, the link) posts: the same port.
+        expect(crashy.ports.observer).toBe(observerPort);
       }
-      expect(swapped).toEqual([]);
+    })().catch((err: unknown) => {
+      abort.abort();
+      throw err;
+    });
+    const [summary] = await Promise.all([replay, killer]);
+    const context = JSON.stringify({ plan, kills, retries, answersLost: link.answersLost });
 
-      // Same API answers: chain tip, every page of blocks, the mempool, and transactions mined and pending.
-      const minedIds = (await steady.db('txs').where({ canonical: true }).distinct('tx_id').orderBy('tx_id')).map(
-        (r: { tx_id: string }) => r.tx_id,
+    // The test did what it claims: every kill hit the stream while it was flowing, and the node had to retry.
+    expectMessage(`events accepted: ${context}`, () => expect(summary.events).toBe(EVENTS.length));
+    expectMessage(`kills mid-replay: ${context}`, () =>
+      expect(kills.filter((k) => k.midReplay).length).toBe(RANDOM_KILLS + ANSWER_LOST_KILLS),
+    );
+    expectMessage(`answers lost: ${context}`, () => expect(link.answersLost).toBe(ANSWER_LOST_KILLS));
+    expectMessage(`retries: ${context}`, () => expect(retries).toBeGreaterThanOrEqual(kills.length));
+
+    await steady.waitForCaughtUp();
+    await crashy.waitForCaughtUp();
+
+    // The bus: every event, in order; the uninterrupted one exactly once each, the crashed one with a repeat for
+    // each lost 200 and no more repeats than kills.
+    const [steadyRecords, crashyRecords] = [await readNodeEventsTopic(steady, bus), await readNodeEventsTopic(crashy, bus)];
+    expect(matchBusToEvents(steadyRecords)).toEqual({ repeats: 0, missing: [], unexpected: [] });
+    const crashyMatch = matchBusToEvents(crashyRecords);
+    expectMessage(`bus of the killed system: ${context}`, () =>
+      expect({ missing: crashyMatch.missing, unexpected: crashyMatch.unexpected }).toEqual({ missing: [], unexpected: [] }),
+    );
+    expectMessage(`repeats on the bus: ${context}`, () => expect(crashyMatch.repeats).toBeGreaterThanOrEqual(ANSWER_LOST_KILLS));
+    expectMessage(`repeats on the bus: ${context}`, () => expect(crashyMatch.repeats).toBeLessThanOrEqual(kills.length));
+    expect(crashyRecords.length).toBe(EVENTS.length + crashyMatch.repeats);
+    // The crashed system's indexer consumed all of it, repeats included.
+    const applied = await crashy.db('consumer_positions').where({ topic: TOPICS.stacksNodeEvents }).first<{ position: string }>();
+    expect(BigInt(applied!.position)).toBe(crashyRecords.at(-1)!.position);
+
+    // Nothing failed to apply (a repeat is not an error).
+    expect(await crashy.db('dead_letters').select('position', 'path', 'reason')).toEqual([]);
+    expect(await steady.db('dead_letters').select('position', 'path', 'reason')).toEqual([]);
+
+    // Same tables, row for row: counts and contents, the observer's receipt times aside.
+    for (const table of ['blocks', 'txs', 'events', 'mempool_txs'])
+      await expectMessage(table, async () => expect(await rowCount(steady, table)).toBeGreaterThan(0));
+    expect(await rowCount(steady, 'blocks')).toBeGreaterThan(50);
+    const [a, b] = [await tableChecksums(steady.db, RECEIPT_TIME_COLUMNS), await tableChecksums(crashy.db, RECEIPT_TIME_COLUMNS)];
+    const counts = (sums: Record<string, string>) =>
+      Object.fromEntries(Object.entries(sums).map(([t, v]) => [t, v.split(':')[0]]));
+    expectMessage(`row counts: ${context}`, () => expect(counts(b)).toEqual(counts(a)));
+    expectMessage(`table checksums: ${context}`, () => expect(b).toEqual(a));
+
+    // Receipt times differ, but in each system they follow arrival order: no two mempool transactions swap places.
+    const times = async (sys: TestSystem) =>
+      new Map(
+        (await sys.db('mempool_txs').select<Array<{ tx_id: string; receipt_time: string }>>('tx_id', 'receipt_time')).map((r) => [
+          r.tx_id,
+          r.receipt_time,
+        ]),
       );
-      const sample = new Set([
-        ...minedIds.filter((_, k) => k % Math.max(1, Math.floor(minedIds.length / 60)) === 0),
-        ...ids.filter((_, k) => k % Math.max(1, Math.floor(ids.length / 30)) === 0),
-      ]);
-      const [apiA, apiB] = [await apiAnswers(steady, [...sample]), await apiAnswers(crashy, [...sample])];
-      expect((apiA['/extended'] as { status: number }).status).toBe(200);
-      expect(Object.keys(apiA).length).toBeGreaterThan(sample.size + 2);
-      expect(apiB).toEqual(apiA);
-    },
-  );
+    const [ta, tb] = [await times(steady), await times(crashy)];
+    const ids = [...ta.keys()].sort();
+    const swapped: string[] = [];
+    for (const x of ids) {
+      for (const y of ids) {
+        if (ta.get(x)! < ta.get(y)! && tb.get(x)! > tb.get(y)!) swapped.push(`${x} before ${y}`);
+      }
+    }
+    expect(swapped).toEqual([]);
+
+    // Same API answers: chain tip, every page of blocks, the mempool, and transactions mined and pending.
+    const minedIds = (await steady.db('txs').where({ canonical: true }).distinct('tx_id').orderBy('tx_id')).map(
+      (r: { tx_id: string }) => r.tx_id,
+    );
+    const sample = new Set([
+      ...minedIds.filter((_, k) => k % Math.max(1, Math.floor(minedIds.length / 60)) === 0),
+      ...ids.filter((_, k) => k % Math.max(1, Math.floor(ids.length / 30)) === 0),
+    ]);
+    const [apiA, apiB] = [await apiAnswers(steady, [...sample]), await apiAnswers(crashy, [...sample])];
+    expect((apiA['/extended'] as { status: number }).status).toBe(200);
+    expect(Object.keys(apiA).length).toBeGreaterThan(sample.size + 2);
+    expect(apiB).toEqual(apiA);
+  }, 300_000);
 });

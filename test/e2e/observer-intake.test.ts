@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startKafka, type RunningKafka } from '@bda/test-support';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startKafka, type RunningKafka, testInfra } from '@bda/test-support';
 import { replayEvents } from '../../scripts/lib/replay-events';
 import { loadFixture } from '../support/fixtures';
 import { startSystem } from '../support/start-system';
@@ -114,7 +114,7 @@ describe('the observer while Kafka is down', () => {
     kafka = await startKafka({ dataDir, fresh: true });
     sys = await TestSystem.start({
       bus: 'kafka',
-      serverUrl: inject('databaseUrl'),
+      serverUrl: testInfra().databaseUrl,
       kafkaBrokers: kafka.brokers,
       services: ['indexer', 'observer'],
     });
@@ -125,7 +125,7 @@ describe('the observer while Kafka is down', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('answers 503 while the broker is stopped, and loses nothing once it is back', { timeout: 300_000 }, async () => {
+  it('answers 503 while the broker is stopped, and loses nothing once it is back', async () => {
     const events = loadFixture('mocknet.tsv');
     await replayEvents(events.slice(0, 10), { observerUrl: sys.observerUrl, maxRetryMs: 30_000 });
     await kafka.stop();
@@ -155,5 +155,5 @@ describe('the observer while Kafka is down', () => {
       index_block_hash: '0x76cd67a65c0dfd5ea450bb9efe30da89fa125bfc077c953802f718353283a533',
     });
     expect(await sys.db('blocks').count({ n: '*' })).toEqual([{ n: '28' }]);
-  });
+  }, 300_000);
 });

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { RestartablePostgres } from '@bda/test-support';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { RestartablePostgres, testInfra, expectMessage } from '@bda/test-support';
 import type { RecordedEvent } from '@bda/observer';
 import { replayEvents } from '../../scripts/lib/replay-events';
 import type { ServiceName } from '../../scripts/lib/service-process';
@@ -176,7 +176,7 @@ async function expectReadsWork(sys: TestSystem): Promise<void> {
  * reported together with what became of the services and of the data.
  */
 function expectUnavailable(a: Answer): void {
-  expect.soft({ path: a.path, status: a.status, json: a.contentType.startsWith('application/json'), body: a.body }).toEqual({
+  expect({ path: a.path, status: a.status, json: a.contentType.startsWith('application/json'), body: a.body }).toEqual({
     path: a.path,
     status: 503,
     json: true,
@@ -227,12 +227,9 @@ function expectNormalOrUnavailable(what: string, answers: Answer[], sys: TestSys
   }
   // What the api logged of its failures goes with the assertion: the cause of a 500 is there.
   const apiErrors = sys.logs.filter((l) => l.startsWith('api') && /"level":(50|60)/.test(l)).map((l) => l.slice(0, 1500));
-  expect
-    .soft(
-      [...kinds].map(([line, n]) => `${line} (×${n})`),
-      `the api's error log lines:\n${apiErrors.join('\n')}`,
-    )
-    .toEqual([]);
+  expectMessage(`the api's error log lines:\n${apiErrors.join('\n')}`, () =>
+    expect([...kinds].map(([line, n]) => `${line} (×${n})`)).toEqual([]),
+  );
 }
 
 /**
@@ -287,7 +284,7 @@ describe('PostgreSQL stopped and started again under the indexer and the api, ov
   const replayAbort = new AbortController();
   beforeAll(async () => {
     await server.start();
-    const kafkaBrokers = inject('kafkaBrokers');
+    const kafkaBrokers = testInfra().kafkaBrokers;
     outage = await TestSystem.start({
       bus: 'kafka',
       serverUrl: server.url,
@@ -297,7 +294,7 @@ describe('PostgreSQL stopped and started again under the indexer and the api, ov
     // Reads the same topics into the shared PostgreSQL, undisturbed: the same envelopes, so even receipt times match.
     steady = await TestSystem.start({
       bus: 'kafka',
-      serverUrl: inject('databaseUrl'),
+      serverUrl: testInfra().databaseUrl,
       kafkaBrokers,
       services: ['indexer'],
       shareBusWith: outage,
@@ -311,93 +308,84 @@ describe('PostgreSQL stopped and started again under the indexer and the api, ov
     await outage?.stop();
   });
 
-  it(
-    'keeps the indexer and the api up, answers 503 JSON meanwhile, and ends with the tables of an undisturbed indexer',
-    { timeout: 180_000 },
-    async () => {
-      const events = loadFixture(FIXTURE);
-      // PostgreSQL goes down while the stream flows: after the 40th event the tables are locked, the stream goes on
-      // (over Kafka the observer does not need PostgreSQL) and the indexer's next batch waits in PostgreSQL when it
-      // stops. The feed pauses at the 100th event until PostgreSQL is back.
-      const [down, up] = [40, 100];
-      feed = new PausingFeed(events, [down, up]);
-      const exits = watchExits(outage, ['indexer', 'api', 'observer']);
-      let retries = 0;
-      const replay = replayEvents(feed, {
-        observerUrl: outage.observerUrl,
-        maxRetryMs: 120_000,
-        signal: replayAbort.signal,
-        onRetry: () => {
-          retries += 1;
-        },
-      });
-      void replay.catch(() => {}); // awaited below; a rejection must not go unhandled while the test waits elsewhere
+  it('keeps the indexer and the api up, answers 503 JSON meanwhile, and ends with the tables of an undisturbed indexer', async () => {
+    const events = loadFixture(FIXTURE);
+    // PostgreSQL goes down while the stream flows: after the 40th event the tables are locked, the stream goes on
+    // (over Kafka the observer does not need PostgreSQL) and the indexer's next batch waits in PostgreSQL when it
+    // stops. The feed pauses at the 100th event until PostgreSQL is back.
+    const [down, up] = [40, 100];
+    feed = new PausingFeed(events, [down, up]);
+    const exits = watchExits(outage, ['indexer', 'api', 'observer']);
+    let retries = 0;
+    const replay = replayEvents(feed, {
+      observerUrl: outage.observerUrl,
+      maxRetryMs: 120_000,
+      signal: replayAbort.signal,
+      onRetry: () => {
+        retries += 1;
+      },
+    });
+    void replay.catch(() => {}); // awaited below; a rejection must not go unhandled while the test waits elsewhere
 
-      await feed.reached(down);
-      // The api has read the database before the outage: its pools hold connections the stop will cut.
-      await expectReadsWork(outage);
-      await lockEveryTable(outage.databaseUrl);
-      const cut = PROBED_PATHS.map((path) => get(outage.apiUrl, path));
-      await waitForLockWaiters(outage, 'bda-api%', PROBED_PATHS.length);
-      feed.resume(down);
-      await waitForLockWaiters(outage, 'indexer', 1);
-      const reading = keepReading(outage.apiUrl);
-      await server.stop();
-      const stoppedAt = Date.now();
-      const cutAnswers = await Promise.all(cut);
+    await feed.reached(down);
+    // The api has read the database before the outage: its pools hold connections the stop will cut.
+    await expectReadsWork(outage);
+    await lockEveryTable(outage.databaseUrl);
+    const cut = PROBED_PATHS.map((path) => get(outage.apiUrl, path));
+    await waitForLockWaiters(outage, 'bda-api%', PROBED_PATHS.length);
+    feed.resume(down);
+    await waitForLockWaiters(outage, 'indexer', 1);
+    const reading = keepReading(outage.apiUrl);
+    await server.stop();
+    const stoppedAt = Date.now();
+    const cutAnswers = await Promise.all(cut);
 
-      await feed.reached(up);
-      const during: Answer[] = [];
-      for (const path of PROBED_PATHS) during.push(await get(outage.apiUrl, path));
-      const indexerStatus = await get(outage.indexerUrl, '/status');
-      report('over the Kafka bus: reads in flight when PostgreSQL stopped', cutAnswers);
-      report('over the Kafka bus: while PostgreSQL is down', [...during, indexerStatus]);
-      expectNormalOrUnavailable('in flight when PostgreSQL stopped', cutAnswers, outage);
-      for (const a of [...during, indexerStatus]) expectUnavailable(a);
-      await new Promise((r) => setTimeout(r, Math.max(0, OUTAGE_MS - (Date.now() - stoppedAt))));
-      expect.soft(exits, 'no service may exit while PostgreSQL is down').toEqual([]);
-      expect.soft(isAlive(outage, 'api'), 'the api is alive').toBe(true);
+    await feed.reached(up);
+    const during: Answer[] = [];
+    for (const path of PROBED_PATHS) during.push(await get(outage.apiUrl, path));
+    const indexerStatus = await get(outage.indexerUrl, '/status');
+    report('over the Kafka bus: reads in flight when PostgreSQL stopped', cutAnswers);
+    report('over the Kafka bus: while PostgreSQL is down', [...during, indexerStatus]);
+    expectNormalOrUnavailable('in flight when PostgreSQL stopped', cutAnswers, outage);
+    for (const a of [...during, indexerStatus]) expectUnavailable(a);
+    await new Promise((r) => setTimeout(r, Math.max(0, OUTAGE_MS - (Date.now() - stoppedAt))));
+    expectMessage('no service may exit while PostgreSQL is down', () => expect(exits).toEqual([]));
+    expectMessage('the api is alive', () => expect(isAlive(outage, 'api')).toBe(true));
 
-      await server.start();
-      // A service that died is started again, as a supervisor would (the exit is reported above): what matters next
-      // is whether anything was lost or doubled.
-      for (const name of ['indexer', 'api'] as const) if (!isAlive(outage, name)) await outage.startService(name);
-      feed.resume(up);
-      const summary = await replay;
-      expect(summary.events).toBe(events.length);
-      expect(retries).toBe(0); // the observer never refused: the Kafka intake does not touch PostgreSQL
+    await server.start();
+    // A service that died is started again, as a supervisor would (the exit is reported above): what matters next
+    // is whether anything was lost or doubled.
+    for (const name of ['indexer', 'api'] as const) if (!isAlive(outage, name)) await outage.startService(name);
+    feed.resume(up);
+    const summary = await replay;
+    expect(summary.events).toBe(events.length);
+    expect(retries).toBe(0); // the observer never refused: the Kafka intake does not touch PostgreSQL
 
-      await steady.waitForCaughtUp();
-      await outage.waitForCaughtUp();
-      const across = await reading.stop();
-      expectNormalOrUnavailable('across the outage', across, outage);
-      console.log(`reads across the outage: ${countAnswers(across)}`);
-      expect
-        .soft(
-          across.some((a) => a.status === 503),
-          'some reads were answered 503',
-        )
-        .toBe(true);
-      const [expected, actual] = [await tableChecksums(steady.db), await tableChecksums(outage.db)];
-      expect(actual).toEqual(expected);
-      expect(await outage.db('dead_letters').select('topic', 'position', 'reason')).toEqual(
-        await steady.db('dead_letters').select('topic', 'position', 'reason'),
-      );
-      expect(Number((await outage.db('blocks').count({ n: '*' }))[0]!.n)).toBe(50);
+    await steady.waitForCaughtUp();
+    await outage.waitForCaughtUp();
+    const across = await reading.stop();
+    expectNormalOrUnavailable('across the outage', across, outage);
+    console.log(`reads across the outage: ${countAnswers(across)}`);
+    expectMessage('some reads were answered 503', () => expect(across.some((a) => a.status === 503)).toBe(true));
+    const [expected, actual] = [await tableChecksums(steady.db), await tableChecksums(outage.db)];
+    expect(actual).toEqual(expected);
+    expect(await outage.db('dead_letters').select('topic', 'position', 'reason')).toEqual(
+      await steady.db('dead_letters').select('topic', 'position', 'reason'),
+    );
+    expect(Number((await outage.db('blocks').count({ n: '*' }))[0]!.n)).toBe(50);
 
-      const tip = EXPECTED_TIPS[FIXTURE]!;
-      const status = await get(outage.apiUrl, '/extended');
-      expect(status.status).toBe(200);
-      expect(status.body).toMatchObject({ chain_tip: { block_height: tip.height, index_block_hash: tip.indexBlockHash } });
-      const blocks = await get(outage.apiUrl, '/extended/v2/blocks?limit=1');
-      const canonical = Number((await steady.db('blocks').where({ canonical: true }).count({ n: '*' }))[0]!.n);
-      expect(blocks.body).toMatchObject({
-        total: canonical,
-        results: [{ height: tip.height, index_block_hash: tip.indexBlockHash }],
-      });
-      expect(exits).toEqual([]);
-    },
-  );
+    const tip = EXPECTED_TIPS[FIXTURE]!;
+    const status = await get(outage.apiUrl, '/extended');
+    expect(status.status).toBe(200);
+    expect(status.body).toMatchObject({ chain_tip: { block_height: tip.height, index_block_hash: tip.indexBlockHash } });
+    const blocks = await get(outage.apiUrl, '/extended/v2/blocks?limit=1');
+    const canonical = Number((await steady.db('blocks').where({ canonical: true }).count({ n: '*' }))[0]!.n);
+    expect(blocks.body).toMatchObject({
+      total: canonical,
+      results: [{ height: tip.height, index_block_hash: tip.indexBlockHash }],
+    });
+    expect(exits).toEqual([]);
+  }, 180_000);
 });
 
 describe('PostgreSQL stopped and started again under the embedded PostgreSQL bus', () => {
@@ -407,7 +395,7 @@ describe('PostgreSQL stopped and started again under the embedded PostgreSQL bus
   const replayAbort = new AbortController();
   beforeAll(async () => {
     await server.start();
-    const kafkaBrokers = inject('kafkaBrokers');
+    const kafkaBrokers = testInfra().kafkaBrokers;
     outage = await TestSystem.start({
       bus: 'postgres',
       serverUrl: server.url,
@@ -416,7 +404,7 @@ describe('PostgreSQL stopped and started again under the embedded PostgreSQL bus
     });
     clean = await TestSystem.start({
       bus: 'postgres',
-      serverUrl: inject('databaseUrl'),
+      serverUrl: testInfra().databaseUrl,
       kafkaBrokers,
       services: ['indexer', 'observer', 'api'],
     });
@@ -429,7 +417,7 @@ describe('PostgreSQL stopped and started again under the embedded PostgreSQL bus
     await outage?.stop();
   });
 
-  it('answers 503 while PostgreSQL is stopped, and loses nothing once it is back', { timeout: 180_000 }, async () => {
+  it('answers 503 while PostgreSQL is stopped, and loses nothing once it is back', async () => {
     const events = loadFixture(FIXTURE);
     // After the 60th event the tables are locked; events 60 to 69 still reach the log (not locked), and the indexer's
     // batch of them waits in PostgreSQL when it stops. The feed is paused at the 70th then: no POST is in flight.
@@ -475,9 +463,9 @@ describe('PostgreSQL stopped and started again under the embedded PostgreSQL bus
     feed.resume(down);
     while (retries < 3) await new Promise((r) => setTimeout(r, 100));
     await new Promise((r) => setTimeout(r, Math.max(0, OUTAGE_MS - (Date.now() - stoppedAt))));
-    expect.soft(exits, 'no service may exit while PostgreSQL is down').toEqual([]);
-    expect.soft(isAlive(outage, 'api'), 'the api is alive').toBe(true);
-    expect.soft(isAlive(outage, 'observer'), 'the observer is alive').toBe(true);
+    expectMessage('no service may exit while PostgreSQL is down', () => expect(exits).toEqual([]));
+    expectMessage('the api is alive', () => expect(isAlive(outage, 'api')).toBe(true));
+    expectMessage('the observer is alive', () => expect(isAlive(outage, 'observer')).toBe(true));
 
     await server.start();
     for (const name of ['indexer', 'observer', 'api'] as const) if (!isAlive(outage, name)) await outage.startService(name);
@@ -491,12 +479,7 @@ describe('PostgreSQL stopped and started again under the embedded PostgreSQL bus
     const across = await reading.stop();
     expectNormalOrUnavailable('across the outage', across, outage);
     console.log(`reads across the outage: ${countAnswers(across)}`);
-    expect
-      .soft(
-        across.some((a) => a.status === 503),
-        'some reads were answered 503',
-      )
-      .toBe(true);
+    expectMessage('some reads were answered 503', () => expect(across.some((a) => a.status === 503)).toBe(true));
     // Nothing refused was kept and nothing accepted was lost: the log holds each event exactly once. (No POST was in
     // flight when PostgreSQL stopped, so not even a retried append whose answer was lost can explain a duplicate.)
     const schema = `bus_${outage.topicPrefix.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}`;
@@ -534,5 +517,5 @@ describe('PostgreSQL stopped and started again under the embedded PostgreSQL bus
       expect({ path, status: a.status, body: a.body }).toEqual({ path, status: b.status, body: b.body });
     }
     expect(exits).toEqual([]);
-  });
+  }, 180_000);
 });

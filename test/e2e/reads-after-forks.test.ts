@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { expectMessage } from '@bda/test-support';
 import { loadSchemaSources, SchemaValidator } from '@bda/api';
 import { startSystem } from '../support/start-system';
 import type { TestSystem } from '../support/test-system';
@@ -209,51 +210,54 @@ describe('reads after forks', () => {
    */
   async function expectReadsMatch(expectedTip: Block): Promise<void> {
     const chain = chainTo(expectedTip);
-    expect(chain.length, 'the model chain fits one page of blocks').toBeLessThanOrEqual(30);
+    expectMessage('the model chain fits one page of blocks', () => expect(chain.length).toBeLessThanOrEqual(30));
     const onChain = new Set(chain.map((b) => b.ref.index_block_hash));
     for (const b of chain) everCanonical.add(b);
     const minedIn = new Map<string, { block: Block; txIndex: number; events: number }>();
     for (const b of chain) {
       b.txs.forEach((t, i) => {
-        expect(minedIn.has(t.txid), `the model mines ${t.txid} twice on one chain`).toBe(false);
+        expectMessage(`the model mines ${t.txid} twice on one chain`, () => expect(minedIn.has(t.txid)).toBe(false));
         minedIn.set(t.txid, { block: b, txIndex: i, events: b.events.filter((e) => e.txid === t.txid).length });
       });
     }
 
     const status = await apiGet<StatusAnswer>('/extended', '/extended');
-    expect.soft(status.body.chain_tip, 'chain_tip of /extended').toEqual({
-      block_height: expectedTip.ref.block_height,
-      block_hash: expectedTip.ref.block_hash,
-      index_block_hash: expectedTip.ref.index_block_hash,
-      burn_block_height: 1_000 + expectedTip.ref.block_height,
-    });
+    expectMessage('chain_tip of /extended', () =>
+      expect(status.body.chain_tip).toEqual({
+        block_height: expectedTip.ref.block_height,
+        block_hash: expectedTip.ref.block_hash,
+        index_block_hash: expectedTip.ref.index_block_hash,
+        burn_block_height: 1_000 + expectedTip.ref.block_height,
+      }),
+    );
 
     const list = await apiGet<BlockListAnswer>('/extended/v2/blocks', '/extended/v2/blocks?limit=30');
-    expect.soft(list.status).toBe(200);
-    expect.soft(list.body.total, 'total of /extended/v2/blocks').toBe(chain.length);
-    expect.soft(list.body.results.map(brief), '/extended/v2/blocks').toEqual(chain.map(expectedBrief));
+    expect(list.status).toBe(200);
+    expectMessage('total of /extended/v2/blocks', () => expect(list.body.total).toBe(chain.length));
+    expectMessage('/extended/v2/blocks', () => expect(list.body.results.map(brief)).toEqual(chain.map(expectedBrief)));
 
     for (const b of chain) {
       const byHeight = await apiGet<BlockAnswer>(
         '/extended/v2/blocks/{height_or_hash}',
         `/extended/v2/blocks/${b.ref.block_height}`,
       );
-      expect.soft(byHeight.status, `block at height ${b.ref.block_height}`).toBe(200);
+      expectMessage(`block at height ${b.ref.block_height}`, () => expect(byHeight.status).toBe(200));
       if (byHeight.status === 200)
-        expect.soft(brief(byHeight.body), `block at height ${b.ref.block_height}`).toEqual(expectedBrief(b));
+        expectMessage(`block at height ${b.ref.block_height}`, () => expect(brief(byHeight.body)).toEqual(expectedBrief(b)));
       for (const hash of [b.ref.index_block_hash, b.ref.block_hash]) {
         const byHash = await apiGet<BlockAnswer>('/extended/v2/blocks/{height_or_hash}', `/extended/v2/blocks/${hash}`);
-        expect.soft(byHash.status, `canonical block ${hash}`).toBe(200);
-        if (byHash.status === 200) expect.soft(brief(byHash.body), `canonical block ${hash}`).toEqual(expectedBrief(b));
+        expectMessage(`canonical block ${hash}`, () => expect(byHash.status).toBe(200));
+        if (byHash.status === 200)
+          expectMessage(`canonical block ${hash}`, () => expect(brief(byHash.body)).toEqual(expectedBrief(b)));
       }
     }
     const above = await apiGet('/extended/v2/blocks/{height_or_hash}', `/extended/v2/blocks/${expectedTip.ref.block_height + 1}`);
-    expect.soft(above.status, 'the height above the tip').toBe(404);
+    expectMessage('the height above the tip', () => expect(above.status).toBe(404));
     for (const b of posted.values()) {
       if (onChain.has(b.ref.index_block_hash)) continue;
       for (const hash of [b.ref.index_block_hash, b.ref.block_hash]) {
         const orphan = await apiGet('/extended/v2/blocks/{height_or_hash}', `/extended/v2/blocks/${hash}`);
-        expect.soft(orphan.status, `orphaned block ${hash} (height ${b.ref.block_height})`).toBe(404);
+        expectMessage(`orphaned block ${hash} (height ${b.ref.block_height})`, () => expect(orphan.status).toBe(404));
       }
     }
 
@@ -263,22 +267,23 @@ describe('reads after forks', () => {
         .map((t, i) => ({ tx_id: t.txid, block_hash: b.ref.block_hash, block_height: b.ref.block_height, tx_index: i }))
         .reverse(),
     );
-    expect(expectedHistory.length, 'the model history fits one page').toBeLessThanOrEqual(50);
+    expectMessage('the model history fits one page', () => expect(expectedHistory.length).toBeLessThanOrEqual(50));
     for (const address of [SENDER, RECIPIENT]) {
       const h = await history(address);
-      expect.soft(h.status).toBe(200);
-      expect.soft(h.body.total, `total of ${address === SENDER ? 'sender' : 'recipient'}`).toBe(expectedHistory.length);
-      expect
-        .soft(
+      expect(h.status).toBe(200);
+      expectMessage(`total of ${address === SENDER ? 'sender' : 'recipient'}`, () =>
+        expect(h.body.total).toBe(expectedHistory.length),
+      );
+      expectMessage(`history of ${address === SENDER ? 'sender' : 'recipient'}`, () =>
+        expect(
           h.body.results.map((r) => ({
             tx_id: r.tx_id,
             block_hash: r.block_hash,
             block_height: r.block_height,
             tx_index: r.tx_index,
           })),
-          `history of ${address === SENDER ? 'sender' : 'recipient'}`,
-        )
-        .toEqual(expectedHistory);
+        ).toEqual(expectedHistory),
+      );
     }
 
     // The mempool: what was announced or mined on a branch that was canonical, and is not mined on the canonical one.
@@ -286,20 +291,20 @@ describe('reads after forks', () => {
     const everything = new Set([...announced, ...[...everCanonical].flatMap((b) => b.txs.map((t) => t.txid))]);
     const pending = [...everything].filter((id) => !minedIn.has(id)).sort();
     const mempool = await apiGet<TxListAnswer>('/extended/v1/tx/mempool', '/extended/v1/tx/mempool?limit=50');
-    expect.soft(mempool.body.total, 'total of /extended/v1/tx/mempool').toBe(pending.length);
-    expect.soft(mempool.body.results.map((r) => r.tx_id).sort(), '/extended/v1/tx/mempool').toEqual(pending);
-    expect.soft(new Set(mempool.body.results.map((r) => r.tx_status))).toEqual(new Set(pending.length ? ['pending'] : []));
+    expectMessage('total of /extended/v1/tx/mempool', () => expect(mempool.body.total).toBe(pending.length));
+    expectMessage('/extended/v1/tx/mempool', () => expect(mempool.body.results.map((r) => r.tx_id).sort()).toEqual(pending));
+    expect(new Set(mempool.body.results.map((r) => r.tx_status))).toEqual(new Set(pending.length ? ['pending'] : []));
 
     for (const b of posted.values()) {
       for (const t of b.txs) {
         if (everything.has(t.txid)) continue;
         const unknown = await getTx(t.txid);
-        expect.soft(unknown.status, `/extended/v1/tx/${t.txid} (only in a block never canonical)`).toBe(404);
+        expectMessage(`/extended/v1/tx/${t.txid} (only in a block never canonical)`, () => expect(unknown.status).toBe(404));
       }
     }
     for (const txid of everything) {
       const tx = await getTx(txid);
-      expect.soft(tx.status, `/extended/v1/tx/${txid}`).toBe(200);
+      expectMessage(`/extended/v1/tx/${txid}`, () => expect(tx.status).toBe(200));
       const mined = minedIn.get(txid);
       const view = {
         tx_id: tx.body.tx_id,
@@ -311,19 +316,21 @@ describe('reads after forks', () => {
         event_count: tx.body.event_count,
         amount: tx.body.token_transfer?.amount,
       };
-      expect.soft(view, `/extended/v1/tx/${txid}`).toEqual(
-        mined
-          ? {
-              tx_id: txid,
-              tx_status: 'success',
-              block_hash: mined.block.ref.block_hash,
-              block_height: mined.block.ref.block_height,
-              tx_index: mined.txIndex,
-              canonical: true,
-              event_count: mined.events,
-              amount: '1000',
-            }
-          : { tx_id: txid, tx_status: 'pending', amount: '1000' },
+      expectMessage(`/extended/v1/tx/${txid}`, () =>
+        expect(view).toEqual(
+          mined
+            ? {
+                tx_id: txid,
+                tx_status: 'success',
+                block_hash: mined.block.ref.block_hash,
+                block_height: mined.block.ref.block_height,
+                tx_index: mined.txIndex,
+                canonical: true,
+                event_count: mined.events,
+                amount: '1000',
+              }
+            : { tx_id: txid, tx_status: 'pending', amount: '1000' },
+        ),
       );
     }
   }
@@ -562,16 +569,20 @@ describe('reads after forks', () => {
     for (const [template, path] of reads) {
       const first = await apiGet(template, path);
       const etag = first.headers.get('etag');
-      expect(etag, `ETag of ${path}`).toBeTruthy();
+      expectMessage(`ETag of ${path}`, () => expect(etag).toBeTruthy());
       etagsOnA.set(path, etag!);
-      expect((await apiGet(template, path, ifNoneMatch(etag!))).status, `${path} unchanged`).toBe(304);
+      await expectMessage(`${path} unchanged`, async () =>
+        expect((await apiGet(template, path, ifNoneMatch(etag!))).status).toBe(304),
+      );
     }
 
     // A block at the tip's height, on another branch, mining `t` too: a tie, nothing any read shows changes.
     const b = makeBlock('c5 b', base.ref, [transfer(), t]);
     await send(['/new_block', b.body]);
     for (const [template, path] of reads) {
-      expect((await apiGet(template, path, ifNoneMatch(etagsOnA.get(path)!))).status, `${path} after a tie`).toBe(304);
+      await expectMessage(`${path} after a tie`, async () =>
+        expect((await apiGet(template, path, ifNoneMatch(etagsOnA.get(path)!))).status).toBe(304),
+      );
     }
 
     // Its child makes it canonical: the block at `height` is another, and so are the tip and every answer's version.
@@ -581,11 +592,13 @@ describe('reads after forks', () => {
     await expectReadsMatch(tip);
     for (const [template, path] of reads) {
       const stale = await apiGet(template, path, ifNoneMatch(etagsOnA.get(path)!));
-      expect(stale.status, `${path} after the reorg, old ETag`).toBe(200);
+      expectMessage(`${path} after the reorg, old ETag`, () => expect(stale.status).toBe(200));
       const etag = stale.headers.get('etag');
-      expect(etag, `new ETag of ${path}`).toBeTruthy();
+      expectMessage(`new ETag of ${path}`, () => expect(etag).toBeTruthy());
       expect(etag).not.toBe(etagsOnA.get(path));
-      expect((await apiGet(template, path, ifNoneMatch(etag!))).status, `${path} after the reorg, new ETag`).toBe(304);
+      await expectMessage(`${path} after the reorg, new ETag`, async () =>
+        expect((await apiGet(template, path, ifNoneMatch(etag!))).status).toBe(304),
+      );
     }
     const block = await apiGet<BlockAnswer>(
       '/extended/v2/blocks/{height_or_hash}',

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { testInfra, expectMessage } from '@bda/test-support';
 import { loadSchemaSources, SchemaValidator } from '@bda/api';
 import type { RecordedEvent } from '@bda/observer';
 import { decodeTransaction } from '@bda/stacks-codec';
@@ -1054,7 +1055,7 @@ const LOOPS: Record<(typeof POLLERS)[number], (p: Poller) => Promise<void>> = {
 async function sweep(run: Run, at: number): Promise<Poller> {
   const p = new Poller(run, 'final', at);
   const s = model.states[at]!;
-  expect(run.ub(), 'the final state is the state after the last event').toBe(at);
+  expectMessage('the final state is the state after the last event', () => expect(run.ub()).toBe(at));
   await p.status();
   for (let offset = 0; offset < s.count + BLOCK_LIMIT_MAX; offset += BLOCK_LIMIT_MAX) await p.blockList(BLOCK_LIMIT_MAX, offset);
   for (let h = 0; h <= MAX_HEIGHT + 1; h++) await p.block(h);
@@ -1155,8 +1156,8 @@ describe('reads while the indexer writes (kafka bus)', () => {
   beforeAll(async () => {
     sys = await TestSystem.start({
       bus: 'kafka',
-      serverUrl: inject('databaseUrl'),
-      kafkaBrokers: inject('kafkaBrokers'),
+      serverUrl: testInfra().databaseUrl,
+      kafkaBrokers: testInfra().kafkaBrokers,
       services: ['indexer', 'observer', 'api'],
     });
     run = new Run(sys.apiUrl, Number(process.env.READS_SEED ?? Date.now() % 1_000_000));
@@ -1217,26 +1218,34 @@ describe('reads while the indexer writes (kafka bus)', () => {
     const report = `${phase}:\n${summary(run, [...pollers, final])}`;
     if (process.env.READS_VERBOSE) console.log(report);
     // Every answer, while streaming and in the final sweep, was one of a state the chain went through.
-    expect(run.violations.slice(0, 40), `${run.violations.length} inconsistent answers\n${report}`).toEqual([]);
-    expect(await checkHistories(sys, run), `address histories against their definition\n${report}`).toEqual([]);
+    expectMessage(`${run.violations.length} inconsistent answers\n${report}`, () =>
+      expect(run.violations.slice(0, 40)).toEqual([]),
+    );
+    await expectMessage(`address histories against their definition\n${report}`, async () =>
+      expect(await checkHistories(sys, run)).toEqual([]),
+    );
     // Enough answers for the test to mean something.
     const total = pollers.reduce((n, p) => n + p.answers, 0);
-    expect(total, `answers checked while the events streamed in\n${report}`).toBeGreaterThan(200);
-    for (const p of pollers) expect(p.answers, `answers of poller ${p.name}\n${report}`).toBeGreaterThan(10);
+    expectMessage(`answers checked while the events streamed in\n${report}`, () => expect(total).toBeGreaterThan(200));
+    for (const p of pollers) expectMessage(`answers of poller ${p.name}\n${report}`, () => expect(p.answers).toBeGreaterThan(10));
     return pollers;
   }
 
   /** The states the pollers' answers named. */
   const seenStates = (pollers: Poller[]) => new Set(pollers.flatMap((p) => p.seen));
 
-  it('answers every poll consistently while a reorg streams in (mainnet-reorg-scenario1)', { timeout: 120_000 }, async () => {
+  it('answers every poll consistently while a reorg streams in (mainnet-reorg-scenario1)', async () => {
     const pollers = await streamWhilePolling(MAINNET);
-    expect(seenStates(pollers).size, 'distinct chain states the answers came from').toBeGreaterThanOrEqual(10);
+    expectMessage('distinct chain states the answers came from', () =>
+      expect(seenStates(pollers).size).toBeGreaterThanOrEqual(10),
+    );
 
     // The end state is the fixtures README's: tip 47 0x4f6d…, and 3 of the 50 blocks non-canonical (404 by both hashes).
     const expected = EXPECTED_TIPS[MAINNET]!;
     const end = endOf(MAINNET);
-    expect({ height: end.tip?.height, indexBlockHash: end.tip?.indexHash }, 'the model ends at the README tip').toEqual(expected);
+    expectMessage('the model ends at the README tip', () =>
+      expect({ height: end.tip?.height, indexBlockHash: end.tip?.indexHash }).toEqual(expected),
+    );
     const status = (await (await fetch(`${sys.apiUrl}/extended`)).json()) as StatusAnswer;
     expect(status.chain_tip).toMatchObject({ block_height: expected.height, index_block_hash: expected.indexBlockHash });
     const mainnetBlocks = allBlocks.filter((b) => b.fixture === MAINNET);
@@ -1245,55 +1254,46 @@ describe('reads while the indexer writes (kafka bus)', () => {
     expect(orphans.map((b) => b.height)).toEqual([30, 45, 47]);
     for (const b of orphans) {
       for (const hash of [b.indexHash, b.hash]) {
-        expect((await fetch(`${sys.apiUrl}/extended/v2/blocks/${hash}`)).status, `orphaned block ${hash}`).toBe(404);
+        await expectMessage(`orphaned block ${hash}`, async () =>
+          expect((await fetch(`${sys.apiUrl}/extended/v2/blocks/${hash}`)).status).toBe(404),
+        );
       }
     }
-  });
+  }, 120_000);
 
-  it(
-    'answers every poll consistently while a 47-block reorg replaces the chain (epoch-3-transition on top)',
-    { timeout: 120_000 },
-    async () => {
-      const pollers = await streamWhilePolling(EPOCH3);
-      // The pollers saw the chain on both sides of the 47-block reorg.
-      const seen = [...seenStates(pollers)].map((n) => model.states[n]!);
-      expect(
-        seen.some((s) => s.tip?.fixture === MAINNET),
-        'a state with the mainnet tip seen',
-      ).toBe(true);
-      expect(
-        seen.some((s) => s.tip?.fixture === EPOCH3),
-        'a state with an epoch-3 tip seen',
-      ).toBe(true);
+  it('answers every poll consistently while a 47-block reorg replaces the chain (epoch-3-transition on top)', async () => {
+    const pollers = await streamWhilePolling(EPOCH3);
+    // The pollers saw the chain on both sides of the 47-block reorg.
+    const seen = [...seenStates(pollers)].map((n) => model.states[n]!);
+    expectMessage('a state with the mainnet tip seen', () => expect(seen.some((s) => s.tip?.fixture === MAINNET)).toBe(true));
+    expectMessage('a state with an epoch-3 tip seen', () => expect(seen.some((s) => s.tip?.fixture === EPOCH3)).toBe(true));
 
-      const expected = EXPECTED_TIPS[EPOCH3]!;
-      const end = endOf(EPOCH3);
-      expect({ height: end.tip?.height, indexBlockHash: end.tip?.indexHash }, 'the model ends at the README tip').toEqual(
-        expected,
+    const expected = EXPECTED_TIPS[EPOCH3]!;
+    const end = endOf(EPOCH3);
+    expectMessage('the model ends at the README tip', () =>
+      expect({ height: end.tip?.height, indexBlockHash: end.tip?.indexHash }).toEqual(expected),
+    );
+    expectMessage('heights 0–50', () => expect(end.count).toBe(51));
+    const status = (await (await fetch(`${sys.apiUrl}/extended`)).json()) as StatusAnswer;
+    expect(status.chain_tip).toMatchObject({ block_height: expected.height, index_block_hash: expected.indexBlockHash });
+    const list = (await (await fetch(`${sys.apiUrl}/extended/v2/blocks?limit=1`)).json()) as BlockListAnswer;
+    expect(list.total).toBe(51);
+    // Every mainnet block is orphaned now.
+    for (const b of allBlocks.filter((x) => x.fixture === MAINNET)) {
+      await expectMessage(`orphaned block ${b.height} ${b.indexHash}`, async () =>
+        expect((await fetch(`${sys.apiUrl}/extended/v2/blocks/${b.indexHash}`)).status).toBe(404),
       );
-      expect(end.count, 'heights 0–50').toBe(51);
-      const status = (await (await fetch(`${sys.apiUrl}/extended`)).json()) as StatusAnswer;
-      expect(status.chain_tip).toMatchObject({ block_height: expected.height, index_block_hash: expected.indexBlockHash });
-      const list = (await (await fetch(`${sys.apiUrl}/extended/v2/blocks?limit=1`)).json()) as BlockListAnswer;
-      expect(list.total).toBe(51);
-      // Every mainnet block is orphaned now.
-      for (const b of allBlocks.filter((x) => x.fixture === MAINNET)) {
-        expect(
-          (await fetch(`${sys.apiUrl}/extended/v2/blocks/${b.indexHash}`)).status,
-          `orphaned block ${b.height} ${b.indexHash}`,
-        ).toBe(404);
-      }
-    },
-  );
+    }
+  }, 120_000);
 
-  it('answers every poll consistently while two branches keep overtaking each other', { timeout: 120_000 }, async () => {
+  it('answers every poll consistently while two branches keep overtaking each other', async () => {
     const pollers = await streamWhilePolling(FLIP);
     // The pollers saw many of the reorgs: states whose chain no longer holds the previous state's tip.
     const reorgs = [...seenStates(pollers)].filter((n) => {
       const before = model.states[n - 1]?.tip;
       return before && model.states[n]!.byHeight.get(before.height) !== before;
     });
-    expect(reorgs.length, 'reorg states the answers came from').toBeGreaterThanOrEqual(5);
+    expectMessage('reorg states the answers came from', () => expect(reorgs.length).toBeGreaterThanOrEqual(5));
 
     // The branch that overtook last holds the chain from the epoch-3 tip up; the other one's blocks are 404.
     const end = endOf(FLIP);
@@ -1303,10 +1303,9 @@ describe('reads while the indexer writes (kafka bus)', () => {
     const made = allBlocks.filter((b) => b.fixture === FLIP);
     expect(made.filter((b) => end.byHeight.get(b.height) === b).length).toBe(FLIP_ROUNDS);
     for (const b of made.filter((x) => end.byHeight.get(x.height) !== x)) {
-      expect(
-        (await fetch(`${sys.apiUrl}/extended/v2/blocks/${b.indexHash}`)).status,
-        `orphaned block ${b.height} ${b.indexHash}`,
-      ).toBe(404);
+      await expectMessage(`orphaned block ${b.height} ${b.indexHash}`, async () =>
+        expect((await fetch(`${sys.apiUrl}/extended/v2/blocks/${b.indexHash}`)).status).toBe(404),
+      );
     }
-  });
+  }, 120_000);
 });

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { testInfra, expectMessage } from '@bda/test-support';
 import {
   addressFromScript,
   parseSpacedRune,
@@ -248,8 +249,8 @@ describe('rune activity end to end (regtest, observer → bus → indexer → ap
 
     sys = await TestSystem.start({
       bus: 'postgres',
-      serverUrl: inject('databaseUrl'),
-      kafkaBrokers: inject('kafkaBrokers'),
+      serverUrl: testInfra().databaseUrl,
+      kafkaBrokers: testInfra().kafkaBrokers,
       env: { BITCOIN_NETWORK: 'regtest', RATE_LIMIT_ENABLED: 'false' },
     });
     for (const block of chain.blocks) await post(block, block.height === 7);
@@ -297,7 +298,7 @@ describe('rune activity end to end (regtest, observer → bus → indexer → ap
       [0, 'ALPHA•RUNE•TEST'],
     ]);
     for (const name of ['CHARLIERUNEXX', 'DELTARUNETEST', runeToName(RESERVED_RUNE)]) {
-      expect((await get(`/runes/v1/etchings/${name}`)).status, name).toBe(404);
+      await expectMessage(name, async () => expect((await get(`/runes/v1/etchings/${name}`)).status).toBe(404));
     }
   });
 
@@ -413,8 +414,8 @@ describe('rune activity end to end (regtest, observer → bus → indexer → ap
       ['/runes/v1/blocks/8/activity?operation=transfer', 'query parameter operation'],
     ]) {
       const { status, body } = await get(path!);
-      expect(status, path).toBe(400);
-      expect(body.message.startsWith(`${param}: `), body.message).toBe(true);
+      expectMessage(path, () => expect(status).toBe(400));
+      expectMessage(body.message, () => expect(body.message.startsWith(`${param}: `)).toBe(true));
     }
   });
 

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { testInfra } from '@bda/test-support';
 import type { BuiltBlock } from '@bda/runes/testing';
 import { RuneBlockGenerator } from '@bda/runes/testing';
 import { fetchRunes } from '@bda/api/testing';
@@ -71,8 +72,8 @@ describe('rune ledger fed by the bitcoind follower (Kafka bus)', () => {
     node = fake.server;
     sys = await TestSystem.start({
       bus: 'kafka',
-      serverUrl: inject('databaseUrl'),
-      kafkaBrokers: inject('kafkaBrokers'),
+      serverUrl: testInfra().databaseUrl,
+      kafkaBrokers: testInfra().kafkaBrokers,
       env: {
         BITCOIN_NETWORK: 'regtest',
         RATE_LIMIT_ENABLED: 'false',

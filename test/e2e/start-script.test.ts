@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { afterAll, expect, inject, it } from 'vitest';
-import { createTestDatabase, freePorts } from '@bda/test-support';
+import { afterAll, expect, it } from '@jest/globals';
+import { createTestDatabase, freePorts, testInfra } from '@bda/test-support';
 import { ROOT } from '../../scripts/lib/service-process';
 
 /** Whether anything answers on the port's health endpoint. */
@@ -33,7 +33,7 @@ afterAll(() => {
 
 it('stops every service when the process that started it dies without passing on a signal', async () => {
   const [gateway, observer, api, indexer] = (await freePorts(4)) as [number, number, number, number];
-  const databaseUrl = await createTestDatabase(inject('databaseUrl'), 'start_script');
+  const databaseUrl = await createTestDatabase(testInfra().databaseUrl, 'start_script');
   // A shell that stays the script's parent (the trailing command keeps it from exec-ing node), as make does.
   shell = spawn('bash', ['-c', 'node --import tsx scripts/start.ts; true'], {
     cwd: ROOT,

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { expectMessage } from '@bda/test-support';
 import { loadSchemaSources, SchemaValidator } from '@bda/api';
 import { decodeStacksAddress, encodeStacksAddress } from '@bda/stacks-codec';
 import { loadFixture } from '../support/fixtures';
@@ -327,7 +328,7 @@ describe('node events with unusual contents', () => {
       await expectNoDeadLetterSince(sys, mark);
       const hash = block.ref.index_block_hash;
 
-      expect.soft(await eventRows(hash)).toEqual([
+      expect(await eventRows(hash)).toEqual([
         {
           event_index: 0,
           type: 'stx_transfer_event',
@@ -417,33 +418,25 @@ describe('node events with unusual contents', () => {
           memo: null,
         },
       ]);
-      expect
-        .soft(
-          await sys
-            .db('miner_rewards')
-            .where({ index_block_hash: hash })
-            .select(
-              'recipient',
-              'coinbase_amount',
-              'tx_fees_anchored',
-              'tx_fees_streamed_confirmed',
-              'tx_fees_streamed_produced',
-            ),
-        )
-        .toEqual([
-          {
-            recipient: holder,
-            coinbase_amount: MAX_U128,
-            tx_fees_anchored: '18446744073709551616',
-            tx_fees_streamed_confirmed: '9007199254740991',
-            tx_fees_streamed_produced: MAX_U128,
-          },
-        ]);
+      expect(
+        await sys
+          .db('miner_rewards')
+          .where({ index_block_hash: hash })
+          .select('recipient', 'coinbase_amount', 'tx_fees_anchored', 'tx_fees_streamed_confirmed', 'tx_fees_streamed_produced'),
+      ).toEqual([
+        {
+          recipient: holder,
+          coinbase_amount: MAX_U128,
+          tx_fees_anchored: '18446744073709551616',
+          tx_fees_streamed_confirmed: '9007199254740991',
+          tx_fees_streamed_produced: MAX_U128,
+        },
+      ]);
 
       const answer = await getTx(sys, t.txid);
       expect(answer.status).toBe(200);
-      expect.soft(answer.body.event_count).toBe(8);
-      expect.soft(answer.body.events).toEqual([
+      expect(answer.body.event_count).toBe(8);
+      expect(answer.body.events).toEqual([
         {
           event_index: 0,
           tx_id: t.txid,
@@ -493,7 +486,7 @@ describe('node events with unusual contents', () => {
           asset: { asset_event_type: 'transfer', sender: SENDER, recipient: holder, amount: '0' },
         },
       ]);
-      expect.soft(await history(sys, holder)).toMatchObject({ total: 1, results: [{ tx_id: t.txid }] });
+      expect(await history(sys, holder)).toMatchObject({ total: 1, results: [{ tx_id: t.txid }] });
     });
 
     it('serves a token transfer whose fee, amount and post-condition are u64::MAX exactly, from the mempool and mined', async () => {
@@ -531,13 +524,13 @@ describe('node events with unusual contents', () => {
       await send(sys, ['/new_mempool_tx', [t.raw]]);
       await expectNoDeadLetterSince(sys, mark);
       const pending = await getTx(sys, t.txid);
-      expect.soft(pending).toMatchObject({ status: 200, body: { ...expected, tx_status: 'pending' } });
+      expect(pending).toMatchObject({ status: 200, body: { ...expected, tx_status: 'pending' } });
       const list = await apiGet<{ total: number; results: TxAnswer[] }>(
         sys,
         '/extended/v1/tx/mempool',
         `/extended/v1/tx/mempool?sender_address=${payer.address}&order_by=fee`,
       );
-      expect.soft(list.body).toMatchObject({ total: 1, results: [{ tx_id: t.txid, fee_rate: MAX_U64.toString() }] });
+      expect(list.body).toMatchObject({ total: 1, results: [{ tx_id: t.txid, fee_rate: MAX_U64.toString() }] });
 
       const block = makeBlock('u64 fee', await chainTip(sys), {
         txs: [minedTx(t, 0)],
@@ -552,15 +545,17 @@ describe('node events with unusual contents', () => {
       });
       await send(sys, ['/new_block', block.body]);
       await expectNoDeadLetterSince(sys, mark);
-      expect
-        .soft(await sys.db('txs').where({ tx_id: t.txid }).first('fee_rate', 'nonce', 'sponsored'))
-        .toEqual({ fee_rate: MAX_U64.toString(), nonce: '7', sponsored: false });
+      expect(await sys.db('txs').where({ tx_id: t.txid }).first('fee_rate', 'nonce', 'sponsored')).toEqual({
+        fee_rate: MAX_U64.toString(),
+        nonce: '7',
+        sponsored: false,
+      });
       const mined = await getTx(sys, t.txid);
-      expect.soft(mined).toMatchObject({
+      expect(mined).toMatchObject({
         status: 200,
         body: { ...expected, tx_status: 'success', block_height: block.ref.block_height },
       });
-      expect.soft(mined.body.events?.[0]?.asset).toMatchObject({ amount: MAX_U64.toString() });
+      expect(mined.body.events?.[0]?.asset).toMatchObject({ amount: MAX_U64.toString() });
     });
     it('stores a burn block whose burn amount and reward amounts are bare u64 and u128 JSON numbers exactly', async () => {
       const mark = await deadLetterMark(sys);
@@ -584,24 +579,18 @@ describe('node events with unusual contents', () => {
         },
       ]);
       await expectNoDeadLetterSince(sys, mark);
-      expect.soft(await sys.db('burn_blocks').where({ burn_block_hash: hash }).first('burn_amount', 'canonical')).toEqual({
+      expect(await sys.db('burn_blocks').where({ burn_block_hash: hash }).first('burn_amount', 'canonical')).toEqual({
         burn_amount: MAX_U128,
         canonical: true,
       });
-      expect
-        .soft(
-          await sys
-            .db('burn_block_rewards')
-            .where({ burn_block_hash: hash })
-            .orderBy('reward_index')
-            .select('recipient', 'amount'),
-        )
-        .toEqual([
-          { recipient: 'bc1qmax', amount: MAX_U128 },
-          { recipient: 'bc1qu64', amount: MAX_U64.toString() },
-          { recipient: 'bc1qsafe', amount: '9007199254740991' },
-          { recipient: 'bc1qstring', amount: '0' },
-        ]);
+      expect(
+        await sys.db('burn_block_rewards').where({ burn_block_hash: hash }).orderBy('reward_index').select('recipient', 'amount'),
+      ).toEqual([
+        { recipient: 'bc1qmax', amount: MAX_U128 },
+        { recipient: 'bc1qu64', amount: MAX_U64.toString() },
+        { recipient: 'bc1qsafe', amount: '9007199254740991' },
+        { recipient: 'bc1qstring', amount: '0' },
+      ]);
     });
   });
 
@@ -657,15 +646,15 @@ describe('node events with unusual contents', () => {
       await send(sys, ['/new_block', block.body]);
       await expectNoDeadLetterSince(sys, mark);
       const row = (await sys.db('txs').where({ tx_id: deploy.txid }).first('contract_abi')) as { contract_abi: unknown };
-      expect.soft(row.contract_abi).toEqual({ ...abi, 'k\u0000ey': undefined, 'k\uFFFDey': 'v\uFFFDalue' });
+      expect(row.contract_abi).toEqual({ ...abi, 'k\u0000ey': undefined, 'k\uFFFDey': 'v\uFFFDalue' });
 
       const deployed = await getTx(sys, deploy.txid);
-      expect.soft(deployed.body).toMatchObject({
+      expect(deployed.body).toMatchObject({
         tx_status: 'success',
         tx_type: 'smart_contract',
         smart_contract: { clarity_version: 2, contract_id: contractId, source_code: '(print "a")' },
       });
-      expect.soft(deployed.body.events).toEqual([
+      expect(deployed.body.events).toEqual([
         {
           event_index: 0,
           tx_id: deploy.txid,
@@ -700,7 +689,7 @@ describe('node events with unusual contents', () => {
         },
       ]);
       const aborted = await getTx(sys, failed.txid);
-      expect.soft(aborted.body).toMatchObject({
+      expect(aborted.body).toMatchObject({
         tx_status: 'abort_by_response',
         vm_error: 'illegal ascii string "a\uFFFDb"\n\uFFFD',
         tx_result: { hex: `0x${cv.err(cv.uint(1n))}`, repr: '(err u1)' },
@@ -713,7 +702,7 @@ describe('node events with unusual contents', () => {
         const mark = await deadLetterMark(sys);
         await send(sys, ...events);
         const dead: Array<{ reason: string }> = await sys.db('dead_letters').where('id', '>', mark).select('reason');
-        expect.soft(dead.map((d) => `${what}: ${d.reason.slice(0, 300)}`)).toEqual([]);
+        expect(dead.map((d) => `${what}: ${d.reason.slice(0, 300)}`)).toEqual([]);
         return dead.length;
       };
 
@@ -729,7 +718,7 @@ describe('node events with unusual contents', () => {
         extra: { future_field: 'lone \udbff' },
       });
       if ((await deadLettersOf('vm_error', ['/new_block', vmBlock.body])) === 0) {
-        expect.soft((await getTx(sys, failed.txid)).body).toMatchObject({ tx_status: 'abort_by_response', vm_error: 'x\uFFFDy' });
+        expect((await getTx(sys, failed.txid)).body).toMatchObject({ tx_status: 'abort_by_response', vm_error: 'x\uFFFDy' });
       }
 
       const deployer = signer('surrogate deployer');
@@ -739,7 +728,7 @@ describe('node events with unusual contents', () => {
       });
       if ((await deadLettersOf('contract_abi', ['/new_block', abiBlock.body])) === 0) {
         const row = (await sys.db('txs').where({ tx_id: deploy.txid }).first('contract_abi')) as { contract_abi: unknown };
-        expect.soft(row.contract_abi).toEqual({ functions: [], note: 'a\uFFFDb' });
+        expect(row.contract_abi).toEqual({ functions: [], note: 'a\uFFFDb' });
       }
 
       const burnTxid = hashOf('surrogate burn op');
@@ -768,7 +757,7 @@ describe('node events with unusual contents', () => {
         events: [nodeEvent(burnTxid, 0, 'stx_transfer_event', { sender: SENDER, recipient: holder, amount: '5' })],
       });
       if ((await deadLettersOf('burnchain_op', ['/new_block', opBlock.body])) === 0) {
-        expect.soft((await getTx(sys, burnTxid)).body).toMatchObject({
+        expect((await getTx(sys, burnTxid)).body).toMatchObject({
           tx_status: 'success',
           tx_type: 'token_transfer',
           token_transfer: { recipient_address: holder, amount: '5' },
@@ -792,7 +781,7 @@ describe('node events with unusual contents', () => {
         events: [{ ...transferEvent(streamed.txid, 0), future_field: '\ud83d' }],
       };
       if ((await deadLettersOf('microblock event', ['/new_microblocks', stream])) === 0) {
-        expect.soft(await sys.db('microblock_txs').where({ tx_id: streamed.txid }).count({ n: '*' })).toEqual([{ n: '1' }]);
+        expect(await sys.db('microblock_txs').where({ tx_id: streamed.txid }).count({ n: '*' })).toEqual([{ n: '1' }]);
       }
     });
   });
@@ -823,12 +812,12 @@ describe('node events with unusual contents', () => {
       const answer = await getTx(sys, t.txid);
       expect(answer.status).toBe(200);
       const logs = (answer.body.events ?? []).map((e) => e.contract_log?.value);
-      expect.soft(logs[0]).toEqual({ hex: `0x${deep32}`, repr: `${'(list '.repeat(32)}u1${')'.repeat(32)}` });
+      expect(logs[0]).toEqual({ hex: `0x${deep32}`, repr: `${'(list '.repeat(32)}u1${')'.repeat(32)}` });
       // Deeper than Clarity allows and cut short: not decodable, but kept as sent.
-      expect.soft(logs[1]?.hex).toBe(`0x${deep300}`);
-      expect.soft(logs[2]?.hex).toBe(`0x${truncated}`);
-      expect.soft(logs[3]).toEqual({ hex: `0x${long}`, repr: `"${'x'.repeat(300_000)}"` });
-      expect.soft(logs[4]).toEqual({ hex: '0x0d00000003414243', repr: '"ABC"' });
+      expect(logs[1]?.hex).toBe(`0x${deep300}`);
+      expect(logs[2]?.hex).toBe(`0x${truncated}`);
+      expect(logs[3]).toEqual({ hex: `0x${long}`, repr: `"${'x'.repeat(300_000)}"` });
+      expect(logs[4]).toEqual({ hex: '0x0d00000003414243', repr: '"ABC"' });
     });
 
     it('serves NFT events with their values; neither they nor committed:false events enter address history', async () => {
@@ -869,7 +858,7 @@ describe('node events with unusual contents', () => {
       await send(sys, ['/new_block', block.body]);
       await expectNoDeadLetterSince(sys, mark);
       const answer = await getTx(sys, t.txid);
-      expect.soft(answer.body.events?.slice(0, 3)).toEqual([
+      expect(answer.body.events?.slice(0, 3)).toEqual([
         {
           event_index: 0,
           tx_id: t.txid,
@@ -898,8 +887,8 @@ describe('node events with unusual contents', () => {
       // Token events name no one in an address's history, as in the reference API (ADR 0016); an uncommitted STX
       // transfer names no one either.
       for (const who of [minter, buyer, ghost])
-        expect.soft(await history(sys, who)).toEqual({ limit: 50, offset: 0, total: 0, results: [] });
-      expect.soft((await history(sys, SENDER)).results[0]).toMatchObject({ tx_id: t.txid });
+        expect(await history(sys, who)).toEqual({ limit: 50, offset: 0, total: 0, results: [] });
+      expect((await history(sys, SENDER)).results[0]).toMatchObject({ tx_id: t.txid });
     });
   });
 
@@ -922,19 +911,17 @@ describe('node events with unusual contents', () => {
       });
       await send(sys, ['/new_block', block.body]);
       await expectNoDeadLetterSince(sys, mark);
-      expect
-        .soft((await getTx(sys, t.txid)).body)
-        .toMatchObject({ tx_status: 'abort_by_response', tx_result: { repr: '(err u3)' } });
+      expect((await getTx(sys, t.txid)).body).toMatchObject({ tx_status: 'abort_by_response', tx_result: { repr: '(err u3)' } });
       // The transaction itself still concerns its sender and the recipient its payload names.
-      expect.soft((await history(sys, SENDER)).results.map((r) => r.tx_id)).toContain(t.txid);
+      expect((await history(sys, SENDER)).results.map((r) => r.tx_id)).toContain(t.txid);
       for (const [who, principal] of [
         ['ft_transfer_event recipient', tokenTaker],
         ['stx_transfer_event recipient', stxTaker],
       ] as const) {
         const h = await history(sys, principal);
-        expect
-          .soft({ total: h.total, txs: h.results.map((r) => r.tx_id) }, `history of the ${who}`)
-          .toEqual({ total: 0, txs: [] });
+        expectMessage(`history of the ${who}`, () =>
+          expect({ total: h.total, txs: h.results.map((r) => r.tx_id) }).toEqual({ total: 0, txs: [] }),
+        );
       }
     });
 
@@ -1001,7 +988,7 @@ describe('node events with unusual contents', () => {
       await send(sys, ['/new_block', block.body]);
       await expectNoDeadLetterSince(sys, mark);
       const transferred = await getTx(sys, transferTxid);
-      expect.soft(transferred).toMatchObject({
+      expect(transferred).toMatchObject({
         status: 200,
         body: {
           tx_status: 'success',
@@ -1013,31 +1000,29 @@ describe('node events with unusual contents', () => {
         },
       });
       const stacked = await getTx(sys, stackTxid);
-      expect.soft(stacked.body).toMatchObject({
+      expect(stacked.body).toMatchObject({
         tx_status: 'success',
         tx_type: 'contract_call',
         sender_address: SENDER,
         contract_call: { contract_id: 'ST000000000000000000002AMW42H.pox-4', function_name: 'stack-stx' },
       });
-      expect
-        .soft(stacked.body.contract_call?.function_args?.map((a) => a.repr))
-        .toEqual([
-          `u${MAX_U64}`,
-          `(tuple (hashbytes 0x${'01'.repeat(20)}) (version 0x00))`,
-          'u121',
-          'u6',
-          'none',
-          `0x${signerKey}`,
-          `u${MAX_U128}`,
-          'u42',
-        ]);
+      expect(stacked.body.contract_call?.function_args?.map((a) => a.repr)).toEqual([
+        `u${MAX_U64}`,
+        `(tuple (hashbytes 0x${'01'.repeat(20)}) (version 0x00))`,
+        'u121',
+        'u6',
+        'none',
+        `0x${signerKey}`,
+        `u${MAX_U128}`,
+        'u42',
+      ]);
       // The operation is kept as the node sent it, its u128 exact.
       const op = (await sys.db('txs').where({ tx_id: stackTxid }).first('burnchain_op')) as {
         burnchain_op: { stack_stx: { max_amount: unknown; stacked_ustx: unknown } };
       };
-      expect.soft(String(op.burnchain_op.stack_stx.max_amount)).toBe(MAX_U128);
-      expect.soft(String(op.burnchain_op.stack_stx.stacked_ustx)).toBe(MAX_U64.toString());
-      expect.soft(await history(sys, receiver)).toMatchObject({ total: 1, results: [{ tx_id: transferTxid }] });
+      expect(String(op.burnchain_op.stack_stx.max_amount)).toBe(MAX_U128);
+      expect(String(op.burnchain_op.stack_stx.stacked_ustx)).toBe(MAX_U64.toString());
+      expect(await history(sys, receiver)).toMatchObject({ total: 1, results: [{ tx_id: transferTxid }] });
     });
 
     it('serves a sponsored contract call, pending and mined, with the sponsor nonce and the sponsor in its history', async () => {
@@ -1071,21 +1056,23 @@ describe('node events with unusual contents', () => {
       };
       await send(sys, ['/new_mempool_tx', [t.raw]]);
       await expectNoDeadLetterSince(sys, mark);
-      expect.soft((await getTx(sys, t.txid)).body).toMatchObject({ ...expected, tx_status: 'pending' });
-      expect.soft(await sys.db('mempool_txs').where({ tx_id: t.txid }).first('nonce', 'sponsor_nonce')).toEqual({
+      expect((await getTx(sys, t.txid)).body).toMatchObject({ ...expected, tx_status: 'pending' });
+      expect(await sys.db('mempool_txs').where({ tx_id: t.txid }).first('nonce', 'sponsor_nonce')).toEqual({
         nonce: '3',
         sponsor_nonce: '11',
       });
       const block = makeBlock('sponsored', await chainTip(sys), { txs: [minedTx(t, 0)] });
       await send(sys, ['/new_block', block.body]);
       await expectNoDeadLetterSince(sys, mark);
-      expect.soft((await getTx(sys, t.txid)).body).toMatchObject({ ...expected, tx_status: 'success' });
-      expect.soft(await sys.db('txs').where({ tx_id: t.txid }).first('nonce', 'sponsor_nonce')).toEqual({
+      expect((await getTx(sys, t.txid)).body).toMatchObject({ ...expected, tx_status: 'success' });
+      expect(await sys.db('txs').where({ tx_id: t.txid }).first('nonce', 'sponsor_nonce')).toEqual({
         nonce: '3',
         sponsor_nonce: '11',
       });
       for (const principal of [origin.address, sponsor.address, contractId]) {
-        expect.soft(await history(sys, principal), principal).toMatchObject({ total: 1, results: [{ tx_id: t.txid }] });
+        await expectMessage(principal, async () =>
+          expect(await history(sys, principal)).toMatchObject({ total: 1, results: [{ tx_id: t.txid }] }),
+        );
       }
     });
 
@@ -1107,7 +1094,7 @@ describe('node events with unusual contents', () => {
       await send(sys, ['/new_block', mined.body], ['/new_block', rival.body], ['/new_block', rivalChild.body]);
       await expectNoDeadLetterSince(sys, mark);
       expect(await chainTip(sys)).toMatchObject(rivalChild.ref);
-      expect.soft((await getTx(sys, t.txid)).body).toMatchObject({
+      expect((await getTx(sys, t.txid)).body).toMatchObject({
         tx_id: t.txid,
         tx_status: 'pending',
         sponsored: true,
@@ -1172,11 +1159,11 @@ describe('node events with unusual contents', () => {
         .first(sys.db.raw("jsonb_array_length(contract_abi->'functions') AS n"))) as {
         n: number;
       };
-      expect.soft(stored.n).toBe(4_001);
+      expect(stored.n).toBe(4_001);
       const deployed = await getTx(sys, deploy.txid);
-      expect.soft(deployed.body.smart_contract).toEqual({ clarity_version: 2, contract_id: contractId, source_code: source });
+      expect(deployed.body.smart_contract).toEqual({ clarity_version: 2, contract_id: contractId, source_code: source });
       const called = await getTx(sys, call.txid);
-      expect.soft(called.body.contract_call).toEqual({
+      expect(called.body.contract_call).toEqual({
         contract_id: contractId,
         function_name: 'transfer-many',
         function_signature: '(define-public (transfer-many (amount uint) (to principal) (memo (optional (buff 34)))))',
@@ -1238,7 +1225,7 @@ describe('node events with unusual contents', () => {
         '/extended/v2/blocks/{height_or_hash}',
         `/extended/v2/blocks/${nakamoto.ref.block_height}`,
       );
-      expect.soft(first).toMatchObject({
+      expect(first).toMatchObject({
         status: 200,
         body: {
           height: nakamoto.ref.block_height,
@@ -1251,27 +1238,25 @@ describe('node events with unusual contents', () => {
           execution_cost_runtime: 9_000_000_000 + Number(coinbase.execution_cost.runtime),
         },
       });
-      expect
-        .soft(
-          await sys
-            .db('blocks')
-            .where({ index_block_hash: nakamoto.ref.index_block_hash })
-            .first('signer_bitvec', 'signer_signature', 'cycle_number'),
-        )
-        .toEqual({ signer_bitvec: '0006000000013f', signer_signature: nakamotoFields.signer_signature, cycle_number: 7 });
+      expect(
+        await sys
+          .db('blocks')
+          .where({ index_block_hash: nakamoto.ref.index_block_hash })
+          .first('signer_bitvec', 'signer_signature', 'cycle_number'),
+      ).toEqual({ signer_bitvec: '0006000000013f', signer_signature: nakamotoFields.signer_signature, cycle_number: 7 });
       const second = await apiGet<Record<string, unknown>>(
         sys,
         '/extended/v2/blocks/{height_or_hash}',
         `/extended/v2/blocks/${nulls.ref.block_height}`,
       );
       const burnTime = nulls.body['burn_block_time'] as number;
-      expect.soft(second).toMatchObject({
+      expect(second).toMatchObject({
         status: 200,
         body: { height: nulls.ref.block_height, block_time: burnTime, tenure_height: nulls.ref.block_height, tx_count: 1 },
       });
 
       const tc = await getTx(sys, tenureChange.txid);
-      expect.soft(tc.body).toMatchObject({
+      expect(tc.body).toMatchObject({
         tx_status: 'success',
         tx_type: 'tenure_change',
         block_time: 1_760_631_086,
@@ -1288,7 +1273,7 @@ describe('node events with unusual contents', () => {
         },
       });
       const cb = await getTx(sys, coinbase.txid);
-      expect.soft(cb.body).toMatchObject({
+      expect(cb.body).toMatchObject({
         tx_status: 'success',
         tx_type: 'coinbase',
         coinbase_payload: {
@@ -1330,21 +1315,21 @@ describe('node events with unusual contents', () => {
       };
       await send(sys, ['/new_block', body]);
       await expectNoDeadLetterSince(sys, mark);
-      expect.soft(await chainTip(sys)).toMatchObject(block.ref);
-      expect
-        .soft(await sys.db('txs').where({ tx_id: t.txid }).first('index_block_hash', 'block_hash', 'canonical', 'event_count'))
-        .toEqual({
-          index_block_hash: block.ref.index_block_hash,
-          block_hash: block.ref.block_hash,
-          canonical: true,
-          event_count: 1,
-        });
-      expect
-        .soft(await sys.db('events').where({ index_block_hash: block.ref.index_block_hash }).select('tx_id', 'tx_index', 'memo'))
-        .toEqual([{ tx_id: t.txid, tx_index: 0, memo: '0xabcdef' }]);
+      expect(await chainTip(sys)).toMatchObject(block.ref);
+      expect(
+        await sys.db('txs').where({ tx_id: t.txid }).first('index_block_hash', 'block_hash', 'canonical', 'event_count'),
+      ).toEqual({
+        index_block_hash: block.ref.index_block_hash,
+        block_hash: block.ref.block_hash,
+        canonical: true,
+        event_count: 1,
+      });
+      expect(
+        await sys.db('events').where({ index_block_hash: block.ref.index_block_hash }).select('tx_id', 'tx_index', 'memo'),
+      ).toEqual([{ tx_id: t.txid, tx_index: 0, memo: '0xabcdef' }]);
       const answer = await getTx(sys, t.txid);
-      expect.soft(answer.body).toMatchObject({ tx_status: 'success', block_height: block.ref.block_height, event_count: 1 });
-      expect.soft(answer.body.events?.[0]?.asset).toMatchObject({ memo: '0xabcdef' });
+      expect(answer.body).toMatchObject({ tx_status: 'success', block_height: block.ref.block_height, event_count: 1 });
+      expect(answer.body.events?.[0]?.asset).toMatchObject({ memo: '0xabcdef' });
     });
 
     it('ignores unknown fields at every level of a block, and events of a type it does not know', async () => {
@@ -1398,18 +1383,16 @@ describe('node events with unusual contents', () => {
       await send(sys, ['/new_block', block.body]);
       await expectNoDeadLetterSince(sys, mark);
       const hash = block.ref.index_block_hash;
-      expect
-        .soft(
-          await sys
-            .db('blocks')
-            .where({ index_block_hash: hash })
-            .first('block_height', 'tx_count', 'execution_cost_runtime', 'pox_v1_unlock_height'),
-        )
-        .toEqual({ block_height: block.ref.block_height, tx_count: 1, execution_cost_runtime: '17', pox_v1_unlock_height: 205 });
-      expect
-        .soft(await sys.db('txs').where({ tx_id: t.txid }).first('status', 'vm_error', 'event_count', 'execution_cost_runtime'))
-        .toEqual({ status: 'success', vm_error: null, event_count: 2, execution_cost_runtime: '17' });
-      expect.soft(await eventRows(hash)).toEqual([
+      expect(
+        await sys
+          .db('blocks')
+          .where({ index_block_hash: hash })
+          .first('block_height', 'tx_count', 'execution_cost_runtime', 'pox_v1_unlock_height'),
+      ).toEqual({ block_height: block.ref.block_height, tx_count: 1, execution_cost_runtime: '17', pox_v1_unlock_height: 205 });
+      expect(
+        await sys.db('txs').where({ tx_id: t.txid }).first('status', 'vm_error', 'event_count', 'execution_cost_runtime'),
+      ).toEqual({ status: 'success', vm_error: null, event_count: 2, execution_cost_runtime: '17' });
+      expect(await eventRows(hash)).toEqual([
         {
           event_index: 0,
           type: 'stx_transfer_event',
@@ -1433,14 +1416,12 @@ describe('node events with unusual contents', () => {
           memo: null,
         },
       ]);
-      expect
-        .soft(
-          await sys.db('miner_rewards').where({ index_block_hash: hash }).select('recipient', 'miner_address', 'coinbase_amount'),
-        )
-        .toEqual([{ recipient: holder, miner_address: null, coinbase_amount: '1' }]);
+      expect(
+        await sys.db('miner_rewards').where({ index_block_hash: hash }).select('recipient', 'miner_address', 'coinbase_amount'),
+      ).toEqual([{ recipient: holder, miner_address: null, coinbase_amount: '1' }]);
       const answer = await getTx(sys, t.txid);
       // The api shows the events it knows.
-      expect.soft(answer.body.events).toEqual([
+      expect(answer.body.events).toEqual([
         {
           event_index: 0,
           tx_id: t.txid,
@@ -1448,7 +1429,7 @@ describe('node events with unusual contents', () => {
           asset: { asset_event_type: 'transfer', sender: SENDER, recipient: holder, amount: '42' },
         },
       ]);
-      expect.soft(await history(sys, holder)).toMatchObject({ total: 1, results: [{ tx_id: t.txid }] });
+      expect(await history(sys, holder)).toMatchObject({ total: 1, results: [{ tx_id: t.txid }] });
     });
   });
 
@@ -1464,23 +1445,21 @@ describe('node events with unusual contents', () => {
         [undecodable[0]!, good1.raw, ...undecodable.slice(1), good2.raw.toUpperCase().replace('0X', '0x')],
       ]);
       await expectNoDeadLetterSince(sys, mark);
-      expect
-        .soft(
-          await sys
-            .db('mempool_txs')
-            .where({ sender_address: owner.address })
-            .orderBy('tx_id')
-            .select('tx_id', 'status', 'fee_rate'),
-        )
-        .toEqual([good1.txid, good2.txid].sort().map((tx_id) => ({ tx_id, status: 'pending', fee_rate: '300' })));
+      expect(
+        await sys
+          .db('mempool_txs')
+          .where({ sender_address: owner.address })
+          .orderBy('tx_id')
+          .select('tx_id', 'status', 'fee_rate'),
+      ).toEqual([good1.txid, good2.txid].sort().map((tx_id) => ({ tx_id, status: 'pending', fee_rate: '300' })));
       const list = await apiGet<{ total: number; results: TxAnswer[] }>(
         sys,
         '/extended/v1/tx/mempool',
         `/extended/v1/tx/mempool?sender_address=${owner.address}`,
       );
-      expect.soft(list.body.total).toBe(2);
-      expect.soft(list.body.results.map((r) => r.tx_id).sort()).toEqual([good1.txid, good2.txid].sort());
-      expect.soft((await getTx(sys, cut.txid)).status).toBe(404);
+      expect(list.body.total).toBe(2);
+      expect(list.body.results.map((r) => r.tx_id).sort()).toEqual([good1.txid, good2.txid].sort());
+      expect((await getTx(sys, cut.txid)).status).toBe(404);
     });
   });
 });

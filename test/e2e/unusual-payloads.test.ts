@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { expectMessage } from '@bda/test-support';
 import { startSystem } from '../support/start-system';
 import type { TestSystem } from '../support/test-system';
 import {
@@ -152,9 +153,9 @@ describe('unusual node events on one chain', () => {
       expect(await mempoolRow(t.txid)).toEqual({ status: 'dropped_replace_by_fee', replaced_by_tx_id: replacement.txid });
       await send(sys, ['/new_mempool_tx', [t.raw]]);
       await expectNoDeadLetterSince(sys, mark);
-      expect.soft(await mempoolRow(t.txid)).toEqual({ status: 'pending', replaced_by_tx_id: null });
+      expect(await mempoolRow(t.txid)).toEqual({ status: 'pending', replaced_by_tx_id: null });
       const answer = await getJson<TxAnswer>(`${sys.apiUrl}/extended/v1/tx/${t.txid}`);
-      expect.soft(answer.body).toMatchObject({ tx_status: 'pending', replaced_by_tx_id: null });
+      expect(answer.body).toMatchObject({ tx_status: 'pending', replaced_by_tx_id: null });
     });
 
     it('drops a pending transaction for a reason it does not know, ignoring the unknown and repeated txids beside it', async () => {
@@ -231,64 +232,60 @@ describe('unusual node events on one chain', () => {
       const hash = block.ref.index_block_hash;
       expect(await chainTip(sys)).toMatchObject(block.ref);
       // The first of two entries with one txid is kept, at its position.
-      expect.soft(await sys.db('txs').where({ index_block_hash: hash }).orderBy('tx_index').select('tx_id', 'tx_index')).toEqual([
+      expect(await sys.db('txs').where({ index_block_hash: hash }).orderBy('tx_index').select('tx_id', 'tx_index')).toEqual([
         { tx_id: a.txid, tx_index: 0 },
         { tx_id: b.txid, tx_index: 2 },
       ]);
       // The first event at an index is kept; an event keeps the position of its (kept) transaction, -1 when none.
-      expect
-        .soft(
-          await sys
-            .db('events')
-            .where({ index_block_hash: hash })
-            .orderBy('event_index')
-            .select('event_index', 'tx_id', 'tx_index'),
-        )
-        .toEqual([
-          { event_index: 0, tx_id: a.txid, tx_index: 0 },
-          { event_index: 1, tx_id: stranger.txid, tx_index: -1 },
-        ]);
-      expect
-        .soft(
-          await sys
-            .db('miner_rewards')
-            .where({ index_block_hash: hash })
-            .orderBy('reward_index')
-            .select(
-              'reward_index',
-              'recipient',
-              'miner_address',
-              'coinbase_amount',
-              'tx_fees_anchored',
-              'tx_fees_streamed_produced',
-            ),
-        )
-        .toEqual([
-          {
-            reward_index: 0,
-            recipient: SENDER,
-            miner_address: SENDER,
-            coinbase_amount: '1000000000',
-            tx_fees_anchored: MAX_U128,
-            tx_fees_streamed_produced: '7',
-          },
-          {
-            reward_index: 1,
-            recipient: SENDER,
-            miner_address: null,
-            coinbase_amount: '1',
-            tx_fees_anchored: '2',
-            tx_fees_streamed_produced: '4',
-          },
-        ]);
+      expect(
+        await sys
+          .db('events')
+          .where({ index_block_hash: hash })
+          .orderBy('event_index')
+          .select('event_index', 'tx_id', 'tx_index'),
+      ).toEqual([
+        { event_index: 0, tx_id: a.txid, tx_index: 0 },
+        { event_index: 1, tx_id: stranger.txid, tx_index: -1 },
+      ]);
+      expect(
+        await sys
+          .db('miner_rewards')
+          .where({ index_block_hash: hash })
+          .orderBy('reward_index')
+          .select(
+            'reward_index',
+            'recipient',
+            'miner_address',
+            'coinbase_amount',
+            'tx_fees_anchored',
+            'tx_fees_streamed_produced',
+          ),
+      ).toEqual([
+        {
+          reward_index: 0,
+          recipient: SENDER,
+          miner_address: SENDER,
+          coinbase_amount: '1000000000',
+          tx_fees_anchored: MAX_U128,
+          tx_fees_streamed_produced: '7',
+        },
+        {
+          reward_index: 1,
+          recipient: SENDER,
+          miner_address: null,
+          coinbase_amount: '1',
+          tx_fees_anchored: '2',
+          tx_fees_streamed_produced: '4',
+        },
+      ]);
       // History: sender and recipient of each kept transaction, once each; nothing for the stranger's event.
       const history = await sys.db('address_txs').where({ index_block_hash: hash }).select('address', 'tx_id');
       const keys = history.map((r: { address: string; tx_id: string }) => `${r.address} ${r.tx_id}`).sort();
-      expect
-        .soft(keys)
-        .toEqual([`${RECIPIENT} ${a.txid}`, `${RECIPIENT} ${b.txid}`, `${SENDER} ${a.txid}`, `${SENDER} ${b.txid}`].sort());
+      expect(keys).toEqual(
+        [`${RECIPIENT} ${a.txid}`, `${RECIPIENT} ${b.txid}`, `${SENDER} ${a.txid}`, `${SENDER} ${b.txid}`].sort(),
+      );
       const answer = await getJson<TxAnswer>(`${sys.apiUrl}/extended/v1/tx/${a.txid}`);
-      expect.soft(answer.body).toMatchObject({ tx_status: 'success', tx_index: 0 });
+      expect(answer.body).toMatchObject({ tx_status: 'success', tx_index: 0 });
     });
 
     it('indexes a block of 3,000 transactions and 12,000 events in one piece', async () => {
@@ -348,7 +345,7 @@ describe('unusual node events on one chain', () => {
           sys.db.raw('(SELECT count(*) FROM address_txs a WHERE a.address = c.address) AS rows'),
         );
       expect(counts).toHaveLength(2);
-      for (const c of counts) expect(String(c.tx_count), c.address).toBe(c.rows);
+      for (const c of counts) expectMessage(c.address, () => expect(String(c.tx_count)).toBe(c.rows));
     });
   });
 
@@ -365,27 +362,25 @@ describe('unusual node events on one chain', () => {
       // The stream first (twice), then the block it builds on.
       await send(sys, ['/new_microblocks', stream], ['/new_microblocks', stream], ['/new_block', parent.body]);
       await expectNoDeadLetterSince(sys, mark);
-      expect
-        .soft(await sys.db('microblock_txs').where({ parent_index_block_hash: parent.ref.index_block_hash }).count({ n: '*' }))
-        .toEqual([{ n: '3' }]);
+      expect(
+        await sys.db('microblock_txs').where({ parent_index_block_hash: parent.ref.index_block_hash }).count({ n: '*' }),
+      ).toEqual([{ n: '3' }]);
       // As when the stream comes after its parent: unconfirmed, canonical with its canonical parent, shown on the tip.
-      expect
-        .soft(
-          await sys
-            .db('microblocks')
-            .where({ parent_index_block_hash: parent.ref.index_block_hash })
-            .orderBy('microblock_sequence')
-            .select('microblock_hash', 'microblock_canonical', 'canonical', 'index_block_hash', 'tx_count'),
-        )
-        .toEqual([
-          { microblock_hash: m0.hash, microblock_canonical: true, canonical: true, index_block_hash: null, tx_count: 1 },
-          { microblock_hash: m1.hash, microblock_canonical: true, canonical: true, index_block_hash: null, tx_count: 2 },
-        ]);
-      expect.soft(await chainTip(sys)).toMatchObject({ ...parent.ref, microblock_hash: m1.hash });
+      expect(
+        await sys
+          .db('microblocks')
+          .where({ parent_index_block_hash: parent.ref.index_block_hash })
+          .orderBy('microblock_sequence')
+          .select('microblock_hash', 'microblock_canonical', 'canonical', 'index_block_hash', 'tx_count'),
+      ).toEqual([
+        { microblock_hash: m0.hash, microblock_canonical: true, canonical: true, index_block_hash: null, tx_count: 1 },
+        { microblock_hash: m1.hash, microblock_canonical: true, canonical: true, index_block_hash: null, tx_count: 2 },
+      ]);
+      expect(await chainTip(sys)).toMatchObject({ ...parent.ref, microblock_hash: m1.hash });
       const status = await getJson<{ chain_tip: { microblock_hash?: string; microblock_sequence?: number } }>(
         `${sys.apiUrl}/extended/v1/status`,
       );
-      expect.soft(status.body.chain_tip).toMatchObject({ microblock_hash: m1.hash, microblock_sequence: 1 });
+      expect(status.body.chain_tip).toMatchObject({ microblock_hash: m1.hash, microblock_sequence: 1 });
     });
 
     it('orphans the competing stream from the same parent that the next block does not confirm', async () => {
@@ -417,17 +412,17 @@ describe('unusual node events on one chain', () => {
         .where({ parent_index_block_hash: parent.ref.index_block_hash })
         .orderBy('microblock_hash')
         .select('microblock_hash', 'microblock_canonical', 'canonical', 'index_block_hash');
-      expect.soft(rows).toEqual(
+      expect(rows).toEqual(
         [
           { microblock_hash: x0.hash, microblock_canonical: true, canonical: true, index_block_hash: child.ref.index_block_hash },
           { microblock_hash: x1.hash, microblock_canonical: true, canonical: true, index_block_hash: child.ref.index_block_hash },
           { microblock_hash: y0.hash, microblock_canonical: false, canonical: false, index_block_hash: null },
         ].sort((p, q) => p.microblock_hash.localeCompare(q.microblock_hash)),
       );
-      expect
-        .soft(await sys.db('txs').where({ canonical: true }).whereIn('tx_id', [tx0.txid, tx1.txid, ty0.txid]).pluck('tx_id'))
-        .toEqual(expect.arrayContaining([tx0.txid, tx1.txid]));
-      expect.soft(await sys.db('txs').where({ tx_id: ty0.txid }).count({ n: '*' })).toEqual([{ n: '0' }]);
+      expect(
+        await sys.db('txs').where({ canonical: true }).whereIn('tx_id', [tx0.txid, tx1.txid, ty0.txid]).pluck('tx_id'),
+      ).toEqual(expect.arrayContaining([tx0.txid, tx1.txid]));
+      expect(await sys.db('txs').where({ tx_id: ty0.txid }).count({ n: '*' })).toEqual([{ n: '0' }]);
     });
 
     it("gives a stream that arrives after the block confirming part of it that block's decision", async () => {
@@ -652,12 +647,12 @@ describe('unusual fork choice', () => {
       .orderBy('block_height')
       .select('index_block_hash', 'parent_index_block_hash', 'block_height');
     for (let i = 1; i < rows.length; i++) {
-      expect
-        .soft(rows[i]!.parent_index_block_hash, `parent of canonical block at height ${rows[i]!.block_height}`)
-        .toBe(rows[i - 1]!.index_block_hash);
+      expectMessage(`parent of canonical block at height ${rows[i]!.block_height}`, () =>
+        expect(rows[i]!.parent_index_block_hash).toBe(rows[i - 1]!.index_block_hash),
+      );
     }
     const tip = await chainTip(sys);
-    expect.soft(tip).toMatchObject({ index_block_hash: rows[rows.length - 1]!.index_block_hash, block_count: rows.length });
+    expect(tip).toMatchObject({ index_block_hash: rows[rows.length - 1]!.index_block_hash, block_count: rows.length });
   };
 
   const history = async (address: string) =>
@@ -742,8 +737,8 @@ describe('unusual fork choice', () => {
     await send(sys, ['/new_block', x2.body], ['/new_block', x1.body]);
     await expectNoDeadLetterSince(sys, mark);
     const chain = await canonicalChain();
-    expect.soft(chain.slice(-2)).toEqual([x1.ref.index_block_hash, x2.ref.index_block_hash]);
-    expect.soft(chain).not.toContain(tip.index_block_hash);
+    expect(chain.slice(-2)).toEqual([x1.ref.index_block_hash, x2.ref.index_block_hash]);
+    expect(chain).not.toContain(tip.index_block_hash);
     await expectConsistentChain();
   });
 });

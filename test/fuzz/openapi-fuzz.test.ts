@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { expectMessage } from '@bda/test-support';
 import { replayEvents } from '../../scripts/lib/replay-events';
 import { loadFixture } from '../support/fixtures';
 import { startSystem } from '../support/start-system';
@@ -106,7 +107,7 @@ describe('the public API under an OpenAPI-driven fuzzer', () => {
   });
 
   it('finds no server error and no answer outside its schema on any operation', async () => {
-    expect(existsSync(SCHEMATHESIS), 'run scripts/fuzz/install-schemathesis.sh (make test does)').toBe(true);
+    expectMessage('run scripts/fuzz/install-schemathesis.sh (make test does)', () => expect(existsSync(SCHEMATHESIS)).toBe(true));
     const run = await runSchemathesis(
       `${sys.gatewayUrl}/openapi.json`,
       sys.gatewayUrl,
@@ -122,9 +123,9 @@ describe('the public API under an OpenAPI-driven fuzzer', () => {
     // The fuzzer's own summary (operations, test cases, what each check found) for whoever reads the run.
     console.log(run.output.slice(run.output.lastIndexOf('Summary') >= 0 ? run.output.lastIndexOf('Summary') : 0));
     // The run must have reached the operations (a broken document would give a green run of nothing).
-    expect(cases, run.output).toBeGreaterThanOrEqual(10);
-    expect(failures, run.output).toEqual([]);
-    expect(run.code, run.output).toBe(0);
+    expectMessage(run.output, () => expect(cases).toBeGreaterThanOrEqual(10));
+    expectMessage(run.output, () => expect(failures).toEqual([]));
+    expectMessage(run.output, () => expect(run.code).toBe(0));
   }, 900_000);
 
   it('answers every Rosetta request with a 200 or a 500 carrying an Error, each in the Mesh schema', async () => {
@@ -140,8 +141,8 @@ describe('the public API under an OpenAPI-driven fuzzer', () => {
     const failures = [...run.junit.matchAll(/<(failure|error)\b[^>]*?message="([^"]*)"/g)].map((m) => m[2]);
     const cases = [...run.junit.matchAll(/<testcase\b/g)].length;
     console.log(run.output.slice(run.output.lastIndexOf('Summary') >= 0 ? run.output.lastIndexOf('Summary') : 0));
-    expect(cases, run.output).toBeGreaterThanOrEqual(15);
-    expect(failures, run.output).toEqual([]);
-    expect(run.code, run.output).toBe(0);
+    expectMessage(run.output, () => expect(cases).toBeGreaterThanOrEqual(15));
+    expectMessage(run.output, () => expect(failures).toEqual([]));
+    expectMessage(run.output, () => expect(run.code).toBe(0));
   }, 900_000);
 });

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { expect } from 'vitest';
+import { expect } from '@jest/globals';
+import { expectMessage } from '@bda/test-support';
 import { decodeTransaction } from '@bda/stacks-codec';
 import { replayEvents } from '../../scripts/lib/replay-events';
 import { loadFixture } from './fixtures';
@@ -198,5 +199,7 @@ export async function expectNoDeadLetterSince(sys: TestSystem, mark: number): Pr
     .where('id', '>', mark)
     .orderBy('id')
     .select('path', 'reason');
-  expect(dead, `dead-lettered:\n${dead.map((d) => `${d.path}: ${d.reason.slice(0, 600)}`).join('\n')}`).toEqual([]);
+  expectMessage(`dead-lettered:\n${dead.map((d) => `${d.path}: ${d.reason.slice(0, 600)}`).join('\n')}`, () =>
+    expect(dead).toEqual([]),
+  );
 }

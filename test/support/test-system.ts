@@ -6,7 +6,7 @@ import { startService, stopService, waitForHttp, type ServiceName, type ServiceP
 
 export interface TestSystemOptions {
   bus: 'kafka' | 'postgres';
-  /** URL of the PostgreSQL server (`inject('databaseUrl')`). */
+  /** URL of the PostgreSQL server (`testInfra().databaseUrl`). */
   serverUrl: string;
   kafkaBrokers: string;
   /** Services to start (default: all four). */

@@ -1,5 +1,5 @@
 import { CompressionTypes } from 'kafkajs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { createLogger } from '@bda/common';
 import { KafkaBus } from './kafka-bus';
 import { compressionFor } from './kafka-producer';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '@bda/common';
-import { createTestDatabase } from '@bda/test-support';
+import { createTestDatabase, testInfra } from '@bda/test-support';
 import { decodeEnvelope, encodeEnvelope, KafkaBus, PgLogBus, type Bus, type BusRecord } from '../src';
 
 const logger = createLogger('bus-contract', 'silent');
@@ -10,13 +10,14 @@ const logger = createLogger('bus-contract', 'silent');
 describe.each([
   [
     'postgres',
-    async () => new PgLogBus({ connectionString: await createTestDatabase(inject('databaseUrl')), logger, pollIntervalMs: 200 }),
+    async () =>
+      new PgLogBus({ connectionString: await createTestDatabase(testInfra().databaseUrl), logger, pollIntervalMs: 200 }),
   ],
   [
     'kafka',
     async () =>
       new KafkaBus({
-        brokers: inject('kafkaBrokers').split(','),
+        brokers: testInfra().kafkaBrokers.split(','),
         clientId: 'contract',
         logger,
         topicPrefix: `c${randomBytes(3).toString('hex')}.`,

@@ -2,8 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startKafka, type RunningKafka } from '@bda/test-support';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startKafka, type RunningKafka, testInfra } from '@bda/test-support';
 import {
   BusRecordRejectedError,
   BusUnavailableError,
@@ -58,7 +58,7 @@ function collector(initialLast: bigint | null = null) {
 }
 
 describe('KafkaBus on the shared broker', () => {
-  const brokers = inject('kafkaBrokers');
+  const brokers = testInfra().kafkaBrokers;
   let bus: KafkaBus;
 
   beforeAll(async () => {

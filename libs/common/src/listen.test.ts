@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import type { Server } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { closeServer, listen } from './listen';
 
 /** Writes `raw` to the server and resolves with everything it answered until it closed the connection. */

@@ -1,10 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
+import { expectMessage } from '@bda/test-support';
 import { isConnectionFailure } from './connection-failure';
 
 describe('isConnectionFailure', () => {
   it('recognises connection exceptions, shutdowns and network errors by code', () => {
     for (const code of ['08006', '08001', '57P01', '57P02', '57P03', '53300', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE']) {
-      expect(isConnectionFailure({ code }), code).toBe(true);
+      expectMessage(code, () => expect(isConnectionFailure({ code })).toBe(true));
     }
   });
 
@@ -18,7 +19,7 @@ describe('isConnectionFailure', () => {
 
   it('does not take a refused statement for a connection failure', () => {
     for (const code of ['08P01', '23505', '22P02', '42703', '57014', '40001']) {
-      expect(isConnectionFailure({ code, message: 'some statement error' }), code).toBe(false);
+      expectMessage(code, () => expect(isConnectionFailure({ code, message: 'some statement error' })).toBe(false));
     }
     expect(isConnectionFailure(new Error('relation "x" does not exist'))).toBe(false);
     expect(isConnectionFailure(null)).toBe(false);

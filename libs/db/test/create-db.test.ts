@@ -1,11 +1,11 @@
-import { describe, expect, inject, it } from 'vitest';
-import { createTestDatabase } from '@bda/test-support';
+import { describe, expect, it } from '@jest/globals';
+import { createTestDatabase, testInfra } from '@bda/test-support';
 import { createDb } from '../src/create-db';
 
 describe('createDb', () => {
   const backendAfterIdle = async (minConnections: number) => {
     const db = createDb({
-      connectionString: await createTestDatabase(inject('databaseUrl'), 'pool'),
+      connectionString: await createTestDatabase(testInfra().databaseUrl, 'pool'),
       maxConnections: 2,
       minConnections,
       idleTimeoutMs: 100,
@@ -35,7 +35,7 @@ describe('createDb', () => {
     // The shape of the indexer's mempool announcement: is each id already in a canonical block?
     const planAfterGrowth = async (planCacheMode?: 'force_custom_plan') => {
       const db = createDb({
-        connectionString: await createTestDatabase(inject('databaseUrl'), 'plans'),
+        connectionString: await createTestDatabase(testInfra().databaseUrl, 'plans'),
         maxConnections: 1,
         planCacheMode,
       });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { addressFromScript, isOpReturnScript, isP2trScript } from './address-from-script';
 import type { Network } from './network';
 

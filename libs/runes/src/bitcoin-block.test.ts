@@ -1,5 +1,5 @@
 import { Block, Transaction } from 'bitcoinjs-lib';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { parseBitcoinBlock } from './bitcoin-block';
 
 const GENESIS =

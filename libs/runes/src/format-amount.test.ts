@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { formatRuneAmount } from './format-amount';
 import { U128_MAX } from './integer-limits';
 

@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from '@jest/globals';
 import { addressFromScript, isP2trScript } from './address-from-script';
 import type { BitcoinBlock, BlockInput, BlockTransaction } from './bitcoin-block';
 import { concatBytes } from './concat-bytes';

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { U128_MAX, U32_MAX, U64_MAX } from './integer-limits';
 import { NETWORKS, firstRuneHeight } from './network';
 import {

@@ -4,7 +4,7 @@
  * its first, ord keeps only the first) and returns spacers only inside a rune name.
  */
 import { type Cenotaph as LibCenotaph, type RunestoneSpec, isRunestone, tryDecodeRunestone } from '@magiceden-oss/runestone-lib';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { formatRuneId } from './rune-id';
 import { formatSpacedRune, runeToName } from './rune-name';
 import { type Artifact, decipherRunestone } from './runestone';

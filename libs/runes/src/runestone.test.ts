@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { formatRuneId, parseRuneId } from './rune-id';
 import { decipherRunestone } from './runestone';
 import { RunestoneBuilder, pushData } from './runestone-builder';

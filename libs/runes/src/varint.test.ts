@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { U128_MAX } from './integer-limits';
 import { VarintError, decodeVarint, encodeVarint } from './varint';
 

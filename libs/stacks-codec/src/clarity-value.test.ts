@@ -1,5 +1,6 @@
 import { Cl, type ClarityValue, cvToJSON, cvToString, hexToCV, serializeCV } from '@stacks/transactions';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
+import { expectMessage } from '@bda/test-support';
 import { decodeClarityValue, decodeClarityValueList, parseClarityValue } from './clarity-value';
 import { DecodeError } from './decode-error';
 import { fixtureBlockEvents, fixtureTransactions } from './read-node-events.test-helper';
@@ -26,7 +27,7 @@ describe('decodeClarityValue on the fixtures', () => {
     const kinds = new Set<string>();
     for (const { where, hex } of values) {
       const d = decodeClarityValue(hex);
-      expect(d.hex, where).toBe(hex.toLowerCase());
+      expectMessage(where, () => expect(d.hex).toBe(hex.toLowerCase()));
       expect(d.repr.length).toBeGreaterThan(0);
       kinds.add(d.typeSignature.split(' ')[0]!.replace('(', ''));
     }
@@ -37,7 +38,7 @@ describe('decodeClarityValue on the fixtures', () => {
   it('agrees with cvToString of @stacks/transactions (modulo the quote the reference API puts on principals)', () => {
     for (const { where, hex } of values) {
       const mine = decodeClarityValue(hex).repr.replace(/'(S[0-9A-Z]+)/g, '$1');
-      expect(mine, where).toBe(cvToString(hexToCV(hex)));
+      expectMessage(where, () => expect(mine).toBe(cvToString(hexToCV(hex))));
     }
   });
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { type ContractAbi, describeContractCall, normalizeContractAbi } from './contract-abi';
 import { decodeClarityValue } from './clarity-value';
 import { decodeTransaction } from './decode-transaction';

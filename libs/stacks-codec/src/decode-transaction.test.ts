@@ -14,7 +14,8 @@ import {
   serializeCV,
   sponsorTransaction,
 } from '@stacks/transactions';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
+import { expectMessage } from '@bda/test-support';
 import { DecodeError } from './decode-error';
 import { type DecodedTransaction, decodeTransaction, txIdFromBytes } from './decode-transaction';
 import { isValidPrincipal, principalNetwork } from './principal';
@@ -38,7 +39,7 @@ describe('decodeTransaction on every fixture raw_tx', () => {
     for (const { tx, file } of rawTxs) {
       const d = decodeTransaction(tx.raw_tx);
       if (tx.txid) {
-        expect(d.txId, `${file} ${tx.txid}`).toBe(tx.txid);
+        expectMessage(`${file} ${tx.txid}`, () => expect(d.txId).toBe(tx.txid));
         withNodeTxid++;
       }
       expect(isValidPrincipal(d.senderAddress)).toBe(true);
@@ -531,7 +532,7 @@ describe('decodeTransaction on malformed input', () => {
     } catch (err) {
       thrown = err;
     }
-    expect(thrown, hex.slice(0, 80)).toBeInstanceOf(DecodeError);
+    expectMessage(hex.slice(0, 80), () => expect(thrown).toBeInstanceOf(DecodeError));
   }
 
   it('rejects 0x00, empty, non-hex and odd-length input', () => {

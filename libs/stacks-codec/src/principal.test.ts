@@ -1,5 +1,5 @@
 import { c32address } from 'c32check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { DecodeError } from './decode-error';
 import {
   decodeStacksAddress,

@@ -1,5 +1,5 @@
 import { Cl, serializeCV } from '@stacks/transactions';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { decodeClarityValueList } from './clarity-value';
 import { DecodeError } from './decode-error';
 import { decodeStacksAddress } from './principal';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sha512_256 } from '@noble/hashes/sha2';
 import { c32address } from 'c32check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { txIdFromBytes } from './decode-transaction';
 import { encodeStacksAddress } from './principal';
 

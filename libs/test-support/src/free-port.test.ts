@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { freePort, freePorts, freePortsBetween } from './free-port';
 

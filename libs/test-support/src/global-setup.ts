@@ -1,30 +1,27 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type {} from 'vitest';
-import type { TestProject } from 'vitest/node';
 import { startPostgres } from './postgres-server';
 import { startKafka } from './kafka-broker';
 import { startRedis } from './redis-server';
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    /** URL of a PostgreSQL server's `postgres` database (tests create their own databases). */
-    databaseUrl: string;
-    /** Comma-separated Kafka bootstrap brokers. */
-    kafkaBrokers: string;
-    /** URL of a Redis server. */
-    redisUrl: string;
-  }
-}
+import { TEST_INFRA_ENV } from './test-infra';
 
 const ROOT = join(import.meta.dirname, '../../..');
 
+/** What `globalTeardown` (global-teardown.ts, same process) needs to stop; jest runs both in its parent process. */
+interface InfraState {
+  stops: Array<() => Promise<void>>;
+  tmp: string;
+}
+const STATE = Symbol.for('bda.test-infra');
+type WithState = typeof globalThis & { [STATE]?: InfraState };
+
 /**
- * Starts the real infrastructure the integration tests need, once per run: PostgreSQL (embedded),
- * a single-node KRaft Kafka broker and Redis. Each is skipped when its URL is already given in the
- * environment (DATABASE_URL, KAFKA_BROKERS, REDIS_URL).
+ * Jest's global setup of the integration project: starts the real infrastructure the integration tests need, once
+ * per run: PostgreSQL (embedded), a single-node KRaft Kafka broker and Redis. Each is skipped when its URL is
+ * already given in the environment (DATABASE_URL, KAFKA_BROKERS, REDIS_URL). The URLs are handed to the test
+ * processes in environment variables that `testInfra()` reads.
  */
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+export default async function setup(): Promise<void> {
   const stops: Array<() => Promise<void>> = [];
   const tmp = join(ROOT, '.tmp', `test-${process.pid}`);
   try {
@@ -45,15 +42,21 @@ export default async function setup(project: TestProject): Promise<() => Promise
           return r.url;
         }),
     ]);
-    project.provide('databaseUrl', pgUrl);
-    project.provide('kafkaBrokers', kafkaBrokers);
-    project.provide('redisUrl', redisUrl);
+    process.env[TEST_INFRA_ENV.databaseUrl] = pgUrl;
+    process.env[TEST_INFRA_ENV.kafkaBrokers] = kafkaBrokers;
+    process.env[TEST_INFRA_ENV.redisUrl] = redisUrl;
   } catch (err) {
     await Promise.allSettled(stops.map((s) => s()));
     throw err;
   }
-  return async () => {
-    await Promise.allSettled(stops.map((s) => s()));
-    rmSync(tmp, { recursive: true, force: true });
-  };
+  (globalThis as WithState)[STATE] = { stops, tmp };
+}
+
+/** Stops what `setup` started (jest's `globalTeardown`, see global-teardown.ts). */
+export async function stopTestInfra(): Promise<void> {
+  const state = (globalThis as WithState)[STATE];
+  if (!state) return;
+  delete (globalThis as WithState)[STATE];
+  await Promise.allSettled(state.stops.map((s) => s()));
+  rmSync(state.tmp, { recursive: true, force: true });
 }

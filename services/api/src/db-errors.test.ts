@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
+import { expectMessage } from '@bda/test-support';
 import { GatewayTimeoutError, ServiceUnavailableError } from '@bda/common';
 import { translateDbError } from './db-errors';
 
@@ -18,7 +19,7 @@ describe('translateDbError', () => {
       'ROLLBACK - Connection terminated unexpectedly',
       'ROLLBACK - Client has encountered a connection error and is not queryable',
     ]) {
-      expect(translateDbError(new Error(message)), message).toBeInstanceOf(ServiceUnavailableError);
+      expectMessage(message, () => expect(translateDbError(new Error(message))).toBeInstanceOf(ServiceUnavailableError));
     }
   });
 

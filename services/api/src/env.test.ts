@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { loadApiEnv, pageLimitsFromEnv } from './env';
 
 describe('loadApiEnv', () => {

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
+import { expectMessage } from '@bda/test-support';
 import type { Express } from 'express';
 import { createLogger, createMetricsRegistry } from '@bda/common';
 import { createDb } from '@bda/db';
@@ -44,13 +45,13 @@ describe('the OpenAPI sources', () => {
 
   it('give every operation an id, a summary and a documented error response', () => {
     for (const { path, operation } of listOperations(sources.document)) {
-      expect(operation['operationId'], path).toBeTruthy();
-      expect(operation['summary'], path).toBeTruthy();
+      expectMessage(path, () => expect(operation['operationId']).toBeTruthy());
+      expectMessage(path, () => expect(operation['summary']).toBeTruthy());
       if (path.startsWith('/extended')) {
         const responses = operation['responses'] as JsonObject;
-        expect(responses['500'], path).toBeDefined();
+        expectMessage(path, () => expect(responses['500']).toBeDefined());
         if (path.includes('{') || path.includes('blocks') || path.includes('mempool'))
-          expect(responses['400'], path).toBeDefined();
+          expectMessage(path, () => expect(responses['400']).toBeDefined());
       }
     }
   });
@@ -65,7 +66,7 @@ describe('bundleOpenApi', () => {
     const schemas = (bundled['components'] as JsonObject)['schemas'] as JsonObject;
     for (const file of sources.components.keys()) expect(schemas[componentName(file)]).toBeDefined();
     for (const ref of text.matchAll(/"\$ref":"#\/components\/(schemas|responses|parameters|headers)\/([A-Za-z0-9]+)"/g)) {
-      expect(((bundled['components'] as JsonObject)[ref[1]!] as JsonObject)[ref[2]!], ref[0]).toBeDefined();
+      expectMessage(ref[0], () => expect(((bundled['components'] as JsonObject)[ref[1]!] as JsonObject)[ref[2]!]).toBeDefined());
     }
   });
 

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { testInfra, expectMessage } from '@bda/test-support';
 import { schemaValidator } from './support/api-harness';
 import { accountLedger, type AccountLedger } from './support/account-ledger';
 import { startRosettaSystem, type RosettaSystem } from './support/rosetta-system';
@@ -45,7 +46,7 @@ for (const fixture of FIXTURES) {
 
     beforeAll(async () => {
       ledger = accountLedger(fixture);
-      system = await startRosettaSystem(inject('databaseUrl'), fixture);
+      system = await startRosettaSystem(testInfra().databaseUrl, fixture);
     }, 300_000);
 
     afterAll(async () => {
@@ -58,48 +59,55 @@ for (const fixture of FIXTURES) {
       for (const p of ledger.principals) {
         const want = ledger.stxAt(p);
         const { status, body, headers } = await get(system, `/extended/v1/address/${p}/stx`, STX_V1);
-        expect(status, p).toBe(200);
+        expectMessage(p, () => expect(status).toBe(200));
         expect(headers.get('warning')).toMatch(/^299 /);
-        expect(body, p).toMatchObject({
-          balance: want.balance.toString(),
-          total_sent: want.sent.toString(),
-          total_received: want.received.toString(),
-          total_fees_sent: want.fees.toString(),
-          total_miner_rewards_received: want.rewards.toString(),
-          pending_balance_inbound: expect.any(String),
-          estimated_balance: expect.any(String),
-        });
+        expectMessage(p, () =>
+          expect(body).toMatchObject({
+            balance: want.balance.toString(),
+            total_sent: want.sent.toString(),
+            total_received: want.received.toString(),
+            total_fees_sent: want.fees.toString(),
+            total_miner_rewards_received: want.rewards.toString(),
+            pending_balance_inbound: expect.any(String),
+            estimated_balance: expect.any(String),
+          }),
+        );
         const lock = ledger.lockAt(p);
         const inForce = lock !== null && lock.unlock >= tipBurn;
-        expect(body.locked, p).toBe(inForce ? lock.amount.toString() : '0');
-        expect(body.burnchain_unlock_height, p).toBe(inForce ? lock.unlock : 0);
+        expectMessage(p, () => expect(body.locked).toBe(inForce ? lock.amount.toString() : '0'));
+        expectMessage(p, () => expect(body.burnchain_unlock_height).toBe(inForce ? lock.unlock : 0));
 
         const v2 = await get(system, `/extended/v2/addresses/${p}/balances/stx`, STX_V2);
-        expect(v2.body, p).toEqual({
-          balance: want.balance.toString(),
-          total_miner_rewards_received: want.rewards.toString(),
-          lock_tx_id: body.lock_tx_id,
-          locked: body.locked,
-          lock_height: body.lock_height,
-          burnchain_lock_height: body.burnchain_lock_height,
-          burnchain_unlock_height: body.burnchain_unlock_height,
-        });
+        expectMessage(p, () =>
+          expect(v2.body).toEqual({
+            balance: want.balance.toString(),
+            total_miner_rewards_received: want.rewards.toString(),
+            lock_tx_id: body.lock_tx_id,
+            locked: body.locked,
+            lock_height: body.lock_height,
+            burnchain_lock_height: body.burnchain_lock_height,
+            burnchain_unlock_height: body.burnchain_unlock_height,
+          }),
+        );
 
         const v3 = await get(system, `/extended/v3/principals/${p}/balances/stx`, STX_V3);
         expect(v3.headers.get('warning')).toBeNull();
-        expect(v3.body, p).toMatchObject({
-          balance: want.balance.toString(),
-          available: (want.balance - (inForce ? lock.amount : 0n)).toString(),
-        });
-        expect(v3.body.locked === null, p).toBe(!inForce || lock.amount === 0n);
+        expectMessage(p, () =>
+          expect(v3.body).toMatchObject({
+            balance: want.balance.toString(),
+            available: (want.balance - (inForce ? lock.amount : 0n)).toString(),
+          }),
+        );
+        expectMessage(p, () => expect(v3.body.locked === null).toBe(!inForce || lock.amount === 0n));
         if (v3.body.locked)
           expect(v3.body.locked).toMatchObject({ amount: lock!.amount.toString(), burn_unlock_height: lock!.unlock });
       }
     });
 
     it('answers until_block with the totals summed up to that block, at every canonical height', async () => {
-      const sample = [...ledger.principals].filter((p) => ledger.stxAt(p).balance !== 0n).slice(0, 8);
-      expect(sample.length).toBeGreaterThan(0);
+      // Every principal at every height: a row left behind by an orphaned block, or a wrong shift, shows at some height.
+      const sample = [...ledger.principals];
+      expect(sample.some((p) => ledger.stxAt(p).balance !== 0n)).toBe(true);
       for (const block of ledger.canonical) {
         if (block.height < 1) continue;
         for (const p of sample) {
@@ -117,7 +125,7 @@ for (const fixture of FIXTURES) {
       }
       // By index block hash: the same as by its height.
       const mid = ledger.canonical[Math.floor(ledger.canonical.length / 2)]!;
-      const p = sample[0]!;
+      const p = sample.find((q) => ledger.stxAt(q, mid.height).balance !== 0n) ?? sample[0]!;
       const byHash = await get(system, `/extended/v1/address/${p}/stx?until_block=${mid.indexBlockHash}`, STX_V1);
       expect(byHash.body.balance).toBe(ledger.stxAt(p, mid.height).balance.toString());
     });
@@ -129,14 +137,18 @@ for (const fixture of FIXTURES) {
       for (const p of ledger.principals) {
         const { status, body } = await get(system, `/extended/v1/address/${p}/balances`, BALANCES_V1);
         expect(status).toBe(200);
-        expect(body.stx.balance, p).toBe(ledger.stxAt(p).balance.toString());
+        expectMessage(p, () => expect(body.stx.balance).toBe(ledger.stxAt(p).balance.toString()));
         const ft = ledger.tokensAt(p, 'ft');
         const nft = ledger.tokensAt(p, 'nft');
-        expect(Object.fromEntries(Object.entries(body.fungible_tokens).map(([k, v]) => [k, (v as Body).balance])), p).toEqual(
-          asStrings(ft),
+        expectMessage(p, () =>
+          expect(Object.fromEntries(Object.entries(body.fungible_tokens).map(([k, v]) => [k, (v as Body).balance]))).toEqual(
+            asStrings(ft),
+          ),
         );
-        expect(Object.fromEntries(Object.entries(body.non_fungible_tokens).map(([k, v]) => [k, (v as Body).count])), p).toEqual(
-          asStrings(nft),
+        expectMessage(p, () =>
+          expect(Object.fromEntries(Object.entries(body.non_fungible_tokens).map(([k, v]) => [k, (v as Body).count]))).toEqual(
+            asStrings(nft),
+          ),
         );
         const page = await get(system, `/extended/v2/addresses/${p}/balances/ft?limit=200`, FT_V2);
         expect(page.body.total).toBe(ft.size);
@@ -157,10 +169,12 @@ for (const fixture of FIXTURES) {
         if (want !== null) used += 1;
         const { status, body } = await get(system, `/extended/v1/address/${p}/nonces`, NONCES_V1);
         expect(status).toBe(200);
-        expect(body.last_executed_tx_nonce, p).toBe(want === null ? null : Number(want));
+        expectMessage(p, () => expect(body.last_executed_tx_nonce).toBe(want === null ? null : Number(want)));
         const floor = want === null ? 0 : Number(want) + 1;
-        expect(body.possible_next_nonce, p).toBe(
-          body.last_mempool_tx_nonce === null ? floor : Math.max(floor, body.last_mempool_tx_nonce + 1),
+        expectMessage(p, () =>
+          expect(body.possible_next_nonce).toBe(
+            body.last_mempool_tx_nonce === null ? floor : Math.max(floor, body.last_mempool_tx_nonce + 1),
+          ),
         );
       }
       expect(used).toBeGreaterThan(0);

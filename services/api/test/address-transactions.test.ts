@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { testInfra } from '@bda/test-support';
 import pg from 'pg';
 import type { DbBlock, DbTx } from '@bda/db';
 import { addressTxRow, BlockRowBuilder, testAddress, TxRowBuilder } from '../src/testing/builders';
@@ -15,7 +16,7 @@ let blocks: DbBlock[];
 let erinTxs: DbTx[];
 
 beforeAll(async () => {
-  api = await startApi(inject('databaseUrl'));
+  api = await startApi(testInfra().databaseUrl);
   blocks = [];
   for (let h = 1; h <= 30; h++) blocks.push(new BlockRowBuilder().height(h).build());
   const orphan = new BlockRowBuilder().height(30).forkTag('orphan').canonical(false).build();

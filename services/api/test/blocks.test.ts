@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { testInfra, expectMessage } from '@bda/test-support';
 import type { DbBlock } from '@bda/db';
 import { BlockRowBuilder } from '../src/testing/builders';
 import { startApi, type ApiHarness } from './support/api-harness';
@@ -11,7 +11,7 @@ let canonical: DbBlock[];
 let orphans: DbBlock[];
 
 beforeAll(async () => {
-  api = await startApi(inject('databaseUrl'));
+  api = await startApi(testInfra().databaseUrl);
   canonical = [];
   for (let h = 1; h <= 45; h++) {
     const b = new BlockRowBuilder().height(h);
@@ -249,7 +249,7 @@ describe('GET /extended/v2/blocks/{height_or_hash}', () => {
       b.index_block_hash.slice(2).toUpperCase(),
     ]) {
       const res = await api.get(`/extended/v2/blocks/${id}`);
-      expect(res.status, id).toBe(200);
+      expectMessage(id, () => expect(res.status).toBe(200));
       expect(res.body.index_block_hash).toBe(b.index_block_hash);
     }
   });

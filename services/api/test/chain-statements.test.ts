@@ -3,7 +3,8 @@
  * the parts a statement carries side by side (events as one JSON array, the tip, the mempool's row under a prefix,
  * ABIs once per contract) come out as the separate queries gave them.
  */
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { testInfra, expectMessage } from '@bda/test-support';
 import pg from 'pg';
 import type { DbBlock, DbEvent, DbMempoolTx, DbTx } from '@bda/db';
 import {
@@ -41,7 +42,7 @@ let events: DbEvent[];
 let pending: DbMempoolTx[];
 
 beforeAll(async () => {
-  api = await startApi(inject('databaseUrl'));
+  api = await startApi(testInfra().databaseUrl);
   blocks = [];
   for (let h = 1; h <= 4; h++) blocks.push(new BlockRowBuilder().height(h).build());
   await insertBlocks(api.db, blocks);
@@ -127,15 +128,15 @@ describe('one statement per response', () => {
       `/extended/v1/address/${carol}/transactions?until_block=${blocks[1]!.index_block_hash}`,
       `/extended/v1/address/${carol}/transactions?until_block=0x${'ef'.repeat(32)}`,
     ];
-    const spy = vi.spyOn(pg.Client.prototype, 'query');
+    const spy = jest.spyOn(pg.Client.prototype, 'query');
     try {
       for (const path of paths) {
         spy.mockClear();
         const res = await api.get(path);
-        expect([200, 404], path).toContain(res.status);
+        expectMessage(path, () => expect([200, 404]).toContain(res.status));
         const sent = spy.mock.calls.map(([q]) => q as { name?: string });
-        expect(sent, path).toHaveLength(1);
-        expect(sent[0]!.name, path).toMatch(/^chain_/);
+        expectMessage(path, () => expect(sent).toHaveLength(1));
+        expectMessage(path, () => expect(sent[0]!.name).toMatch(/^chain_/));
       }
     } finally {
       spy.mockRestore();

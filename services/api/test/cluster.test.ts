@@ -4,9 +4,9 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { createDb, migrateLatest } from '@bda/db';
-import { createTestDatabase, freePort } from '@bda/test-support';
+import { createTestDatabase, freePort, testInfra } from '@bda/test-support';
 
 const ROOT = join(import.meta.dirname, '../../..');
 
@@ -21,7 +21,7 @@ interface Line {
 
 describe('api with API_WORKERS=2', () => {
   it('answers from both workers and shuts every worker down in order', async () => {
-    const url = await createTestDatabase(inject('databaseUrl'), 'api_cluster');
+    const url = await createTestDatabase(testInfra().databaseUrl, 'api_cluster');
     const db = createDb({ connectionString: url, maxConnections: 1 });
     await migrateLatest(db);
     await db.destroy();

@@ -22,7 +22,8 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { testInfra, expectMessage } from '@bda/test-support';
 import { DEFAULT_PAGE_LIMITS } from '../src/env';
 import { bundleOpenApi, listOperations, loadSchemaSources, type JsonObject } from '../src/openapi';
 import { schemaValidator, startApi, type ApiHarness } from './support/api-harness';
@@ -457,7 +458,7 @@ beforeAll(async () => {
       cb();
     },
   });
-  api = await startApi(inject('databaseUrl'), { logger: pino({ level: 'warn' }, sink) });
+  api = await startApi(testInfra().databaseUrl, { logger: pino({ level: 'warn' }, sink), listen: true });
 });
 
 afterAll(async () => {
@@ -536,15 +537,17 @@ async function check(c: Case): Promise<void> {
   // Ignored: the answer is the one without the parameter (a 400 too when the request fails for another reason).
   const baseline = c.sameAs === undefined ? undefined : await send(c.method, c.sameAs, c.headers, c.body);
   if (baseline && (res.status !== 400 || (baseline.status === 400 && baseline.text === res.text))) {
-    expect({ status: res.status, text: res.text }, `${what}: neither 400 nor the answer without the parameter`).toEqual({
-      status: baseline.status,
-      text: baseline.text,
-    });
-    expect(res.status, what).toBeLessThan(500);
+    expectMessage(`${what}: neither 400 nor the answer without the parameter`, () =>
+      expect({ status: res.status, text: res.text }).toEqual({
+        status: baseline.status,
+        text: baseline.text,
+      }),
+    );
+    expectMessage(what, () => expect(res.status).toBeLessThan(500));
     return;
   }
-  expect(c.statuses, what).toContain(res.status);
-  expect(res.contentType, what).toMatch(/^application\/json\b/);
+  expectMessage(what, () => expect(c.statuses).toContain(res.status));
+  expectMessage(what, () => expect(res.contentType).toMatch(/^application\/json\b/));
   const body = JSON.parse(res.text) as { error?: unknown; message?: unknown };
   if (c.declared && c.op.declaredStatuses.has(res.status)) {
     schemaValidator.validateResponse(c.op.path, c.op.method.toLowerCase(), res.status, body);
@@ -552,14 +555,15 @@ async function check(c: Case): Promise<void> {
     schemaValidator.validateComponent('error-response.schema.json', body);
   }
   if (c.declared) {
-    expect([...c.op.declaredStatuses], `${what}: status not documented for ${c.op.key}`).toContain(res.status);
+    expectMessage(`${what}: status not documented for ${c.op.key}`, () =>
+      expect([...c.op.declaredStatuses]).toContain(res.status),
+    );
   }
-  expect(typeof body.error === 'string' && body.error.length > 0, what).toBe(true);
+  expectMessage(what, () => expect(typeof body.error === 'string' && body.error.length > 0).toBe(true));
   const message = String(body.message);
-  expect(
-    c.names.some((re) => re.test(message)),
-    `${what}: message does not name the problem (${c.names.join(' or ')})`,
-  ).toBe(true);
+  expectMessage(`${what}: message does not name the problem (${c.names.join(' or ')})`, () =>
+    expect(c.names.some((re) => re.test(message))).toBe(true),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -575,14 +579,13 @@ describe('the document the sweep is generated from', () => {
 
   it('has operations, and every one of them has cases', () => {
     expect(OPERATIONS.length).toBeGreaterThan(0);
-    for (const { op, cases } of CASES_BY_OP) expect(cases.length, op.key).toBeGreaterThan(0);
+    for (const { op, cases } of CASES_BY_OP) expectMessage(op.key, () => expect(cases.length).toBeGreaterThan(0));
     // Every parameter of every operation is malformed by at least one case.
     for (const { op, cases } of CASES_BY_OP) {
       for (const p of op.params.filter((x) => x.in === 'path' || x.in === 'query')) {
-        expect(
-          cases.some((c) => c.name.includes(` ${p.name} `)),
-          `${op.key}: no case for ${p.in} parameter ${p.name}`,
-        ).toBe(true);
+        expectMessage(`${op.key}: no case for ${p.in} parameter ${p.name}`, () =>
+          expect(cases.some((c) => c.name.includes(` ${p.name} `))).toBe(true),
+        );
       }
     }
   });
@@ -613,11 +616,11 @@ describe('routes outside the document', () => {
     it(`answers 404 JSON naming the route for ${method} ${url}`, async () => {
       const res = await send(method, url, { 'content-type': 'application/json' }, body);
       const what = `${method} ${url} → ${res.status} ${res.contentType} ${short(res.text)}`;
-      expect(res.status, what).toBe(404);
-      expect(res.contentType, what).toMatch(/^application\/json\b/);
+      expectMessage(what, () => expect(res.status).toBe(404));
+      expectMessage(what, () => expect(res.contentType).toMatch(/^application\/json\b/));
       const parsed = JSON.parse(res.text) as { message: string };
       schemaValidator.validateComponent('error-response.schema.json', parsed);
-      expect(parsed.message, what).toContain(method);
+      expectMessage(what, () => expect(parsed.message).toContain(method));
     });
   }
 });
@@ -639,8 +642,8 @@ describe('HTTP-level malformed requests', () => {
         true,
       );
       const what = `truncated POST ${op.key} → ${res.status} ${res.contentType} ${short(res.text)}`;
-      expect([400, 404, 405], what).toContain(res.status);
-      expect(res.contentType, what).toMatch(/^application\/json\b/);
+      expectMessage(what, () => expect([400, 404, 405]).toContain(res.status));
+      expectMessage(what, () => expect(res.contentType).toMatch(/^application\/json\b/));
       schemaValidator.validateComponent('error-response.schema.json', JSON.parse(res.text));
     });
   }
@@ -661,11 +664,11 @@ describe('HTTP-level malformed requests', () => {
     it(`answers 4xx JSON naming the problem for ${name}`, async () => {
       const res = await sendRaw(`GET ${url} HTTP/1.1\r\nHost: api\r\nConnection: close\r\n\r\n`, false);
       const what = `GET ${short(url)} → ${res.status} content-type ${JSON.stringify(res.contentType)} body ${JSON.stringify(short(res.text))}`;
-      expect([400, 414, 431], what).toContain(res.status);
-      expect(res.contentType, what).toMatch(/^application\/json\b/);
+      expectMessage(what, () => expect([400, 414, 431]).toContain(res.status));
+      expectMessage(what, () => expect(res.contentType).toMatch(/^application\/json\b/));
       const body = JSON.parse(res.text) as { message: string };
       schemaValidator.validateComponent('error-response.schema.json', body);
-      expect(body.message, what).toMatch(/too (long|large)|header|url|uri|tx_id|limit|offset/i);
+      expectMessage(what, () => expect(body.message).toMatch(/too (long|large)|header|url|uri|tx_id|limit|offset/i));
     });
   }
 });
@@ -693,8 +696,8 @@ describe('after the sweep', () => {
   for (const op of OPERATIONS.filter((o) => o.method === 'GET')) {
     it(`still serves a valid request to ${op.key} without a 5xx`, async () => {
       const res = await send(op.method, fillPath(op));
-      expect(res.status, `${op.key} → ${res.status} ${short(res.text)}`).toBeLessThan(500);
-      expect(op.declaredStatuses.has(res.status), `${op.key} → undocumented ${res.status}`).toBe(true);
+      expectMessage(`${op.key} → ${res.status} ${short(res.text)}`, () => expect(res.status).toBeLessThan(500));
+      expectMessage(`${op.key} → undocumented ${res.status}`, () => expect(op.declaredStatuses.has(res.status)).toBe(true));
     });
   }
 

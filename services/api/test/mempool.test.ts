@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { testInfra } from '@bda/test-support';
 import type { DbMempoolTx } from '@bda/db';
 import { hash32, MempoolTxRowBuilder, testAddress } from '../src/testing/builders';
 import { startApi, type ApiHarness } from './support/api-harness';
@@ -10,7 +11,7 @@ const dave = testAddress('dave');
 let pending: DbMempoolTx[];
 
 beforeAll(async () => {
-  api = await startApi(inject('databaseUrl'));
+  api = await startApi(testInfra().databaseUrl);
   pending = [];
   // 25 pending: 0..19 from carol, 20..24 from dave; receipt times one minute apart, newest last.
   for (let i = 0; i < 25; i++) {

@@ -2,11 +2,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Knex } from 'knex';
 import { b58ToC32 } from 'c32check';
 import { createDb, migrateLatest } from '@bda/db';
-import { createTestDatabase } from '@bda/test-support';
+import { createTestDatabase, testInfra } from '@bda/test-support';
 import { runBnsImport } from '../../indexer/src/cli/bns-import';
 import { startApi, type ApiHarness } from './support/api-harness';
 
@@ -76,7 +76,7 @@ const secondRun: string[] = [];
 let afterFirst: Record<string, string>;
 
 beforeAll(async () => {
-  api = await startApi(inject('databaseUrl'));
+  api = await startApi(testInfra().databaseUrl);
   expect(await runBnsImport([FIXTURE_DIR], api.databaseUrl, (l) => firstRun.push(l))).toBe(0);
   afterFirst = await tableDigests(api.db);
   expect(await runBnsImport([FIXTURE_DIR], api.databaseUrl, (l) => secondRun.push(l))).toBe(0);
@@ -100,7 +100,7 @@ describe('npm run bns-import', () => {
   it('reads the same files gzipped, to the same rows', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'bns-gz-'));
     for (const f of FILES) writeFileSync(join(dir, `${f}.gz`), gzipSync(readFileSync(join(FIXTURE_DIR, f))));
-    const url = await createTestDatabase(inject('databaseUrl'), 'bns_gz');
+    const url = await createTestDatabase(testInfra().databaseUrl, 'bns_gz');
     const db = createDb({ connectionString: url, maxConnections: 2 });
     try {
       await migrateLatest(db);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { testInfra, expectMessage } from '@bda/test-support';
 import { privateKeyToPublic, signMessageHashRsv, uncompressPublicKey } from '@stacks/transactions';
 import { decodeTransaction, encodeStacksAddress, StacksAddressVersion } from '@bda/stacks-codec';
 import { startRosettaApi, type RosettaApi } from './support/rosetta-api';
@@ -50,7 +51,7 @@ describe('Rosetta Construction API', () => {
 
   beforeAll(async () => {
     node = await startStubNode({ nonce: 7, feeRate: 2 });
-    online = await startRosettaApi(inject('databaseUrl'), {
+    online = await startRosettaApi(testInfra().databaseUrl, {
       offline: false,
       network: 'testnet',
       nodeRpcUrls: [node.url],
@@ -184,13 +185,13 @@ describe('Rosetta Construction API', () => {
 
   it('answers a node that refuses the transaction and a node that is down with their own errors', async () => {
     const refusing = await startStubNode({ nonce: 0, feeRate: 1, reject: true });
-    const api = await startRosettaApi(inject('databaseUrl'), {
+    const api = await startRosettaApi(testInfra().databaseUrl, {
       offline: false,
       network: 'testnet',
       nodeRpcUrls: [refusing.url],
       nodeTimeoutMs: 2_000,
     });
-    const down = await startRosettaApi(inject('databaseUrl'), {
+    const down = await startRosettaApi(testInfra().databaseUrl, {
       offline: false,
       network: 'testnet',
       nodeRpcUrls: ['http://127.0.0.1:9'],
@@ -287,8 +288,10 @@ describe('Rosetta Construction API', () => {
       '/mempool',
     ]) {
       const res = await off(path, { network_identifier: NETWORK });
-      expect(res.status, path).toBe(500);
-      expect(res.body, path).toMatchObject({ code: 716, message: 'Endpoint not available offline', retriable: false });
+      expectMessage(path, () => expect(res.status).toBe(500));
+      expectMessage(path, () =>
+        expect(res.body).toMatchObject({ code: 716, message: 'Endpoint not available offline', retriable: false }),
+      );
     }
   });
 });

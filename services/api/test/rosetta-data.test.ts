@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { testInfra, expectMessage } from '@bda/test-support';
 import { startRosettaApi } from './support/rosetta-api';
 import { runCheckData, runCheckSpec } from './support/rosetta-cli';
 import { fixtureLedger } from './support/rosetta-fixture-ledger';
@@ -59,7 +60,7 @@ describe.each(Object.keys(NETWORKS))('Rosetta Data API over the replayed %s', (f
       );
       env['ROSETTA_GENESIS_BALANCES_FILE'] = genesisFile;
     }
-    sys = await startRosettaSystem(inject('databaseUrl'), file, env);
+    sys = await startRosettaSystem(testInfra().databaseUrl, file, env);
   });
   afterAll(async () => {
     await sys?.stop();
@@ -137,8 +138,10 @@ describe.each(Object.keys(NETWORKS))('Rosetta Data API over the replayed %s', (f
         network_identifier: networkId,
         account_identifier: sub ? { address, sub_account: { address: sub } } : { address },
       });
-      expect(res.status, key).toBe(200);
-      expect(res.body.balances, key).toEqual([{ value: v.toString(), currency: { symbol: 'STX', decimals: 6 } }]);
+      expectMessage(key, () => expect(res.status).toBe(200));
+      expectMessage(key, () =>
+        expect(res.body.balances).toEqual([{ value: v.toString(), currency: { symbol: 'STX', decimals: 6 } }]),
+      );
       expect(res.body.block_identifier).toEqual({ index: tip.height, hash: tip.indexBlockHash });
     }
   });
@@ -207,24 +210,25 @@ describe.each(Object.keys(NETWORKS))('Rosetta Data API over the replayed %s', (f
   it('passes rosetta-cli check:data from genesis to the tip: zero reconciliation failures, every active account reconciled', async () => {
     const { run, results, activelyReconciled } = await runCheckData({ onlineUrl: `${sys.apiUrl}/rosetta/v1`, network });
     const summary = `${JSON.stringify(results)}\n${run.stdout.slice(-3000)}`;
-    expect(results.end_condition?.type, summary).toBe('Tip End Condition');
-    expect(results.tests, summary).toEqual({
-      request_response: true,
-      response_assertion: true,
-      block_syncing: true,
-      balance_tracking: true,
-      reconciliation: true,
-    });
-    expect(results.stats.failed_reconciliations, summary).toBe(0);
-    expect(results.stats.blocks, summary).toBe(tip.height - fixtureLedger(file).canonical[0]!.block_height + 1);
+    expectMessage(summary, () => expect(results.end_condition?.type).toBe('Tip End Condition'));
+    expectMessage(summary, () =>
+      expect(results.tests).toEqual({
+        request_response: true,
+        response_assertion: true,
+        block_syncing: true,
+        balance_tracking: true,
+        reconciliation: true,
+      }),
+    );
+    expectMessage(summary, () => expect(results.stats.failed_reconciliations).toBe(0));
+    expectMessage(summary, () =>
+      expect(results.stats.blocks).toBe(tip.height - fixtureLedger(file).canonical[0]!.block_height + 1),
+    );
     // Every account an operation of the canonical chain moves STX of was reconciled by the tool after it saw it.
     const ledger = fixtureLedger(file, genesis);
     const moved = new Set([...ledger.spendable.keys(), ...[...ledger.locked.keys()].map((a) => `${a}:stacked`)]);
-    expect(results.stats.accounts, summary).toBe(moved.size);
-    expect(
-      [...moved].filter((a) => !activelyReconciled.has(a)),
-      summary,
-    ).toEqual([]);
+    expectMessage(summary, () => expect(results.stats.accounts).toBe(moved.size));
+    expectMessage(summary, () => expect([...moved].filter((a) => !activelyReconciled.has(a))).toEqual([]));
   });
 
   it('passes rosetta-cli check:spec --all against this online instance and an offline one', async () => {
@@ -236,9 +240,9 @@ describe.each(Object.keys(NETWORKS))('Rosetta Data API over the replayed %s', (f
         network,
       });
       const out = `${run.stdout}\n${run.stderr}`;
-      expect(run.code, out).toBe(0);
-      expect(out, out).toMatch(/Success/);
-      expect(out, out).not.toMatch(/Failure/);
+      expectMessage(out, () => expect(run.code).toBe(0));
+      expectMessage(out, () => expect(out).toMatch(/Success/));
+      expectMessage(out, () => expect(out).not.toMatch(/Failure/));
     } finally {
       await offline.close();
     }

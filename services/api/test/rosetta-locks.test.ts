@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { testInfra, expectMessage } from '@bda/test-support';
 import type { DbBlock } from '@bda/db';
 import { BlockRowBuilder, EventRowBuilder, MempoolTxRowBuilder, TxRowBuilder, testAddress } from '../src/testing/builders';
 import { startRosettaApi, type RosettaApi } from './support/rosetta-api';
@@ -29,7 +30,7 @@ describe('Rosetta STX locks and unlocks', () => {
   };
 
   beforeAll(async () => {
-    api = await startRosettaApi(inject('databaseUrl'), {
+    api = await startRosettaApi(testInfra().databaseUrl, {
       offline: false,
       network: 'mainnet',
       nodeRpcUrls: [],
@@ -93,9 +94,11 @@ describe('Rosetta STX locks and unlocks', () => {
         }
       }
       for (const address of [A, B]) {
-        expect(String(sums.get(address) ?? 0n), `${address} at ${b.block_height}`).toBe(await balance(address, b.block_height));
-        expect(String(sums.get(`${address}:stacked`) ?? 0n), `${address}:stacked at ${b.block_height}`).toBe(
-          await balance(address, b.block_height, 'stacked'),
+        await expectMessage(`${address} at ${b.block_height}`, async () =>
+          expect(String(sums.get(address) ?? 0n)).toBe(await balance(address, b.block_height)),
+        );
+        await expectMessage(`${address}:stacked at ${b.block_height}`, async () =>
+          expect(String(sums.get(`${address}:stacked`) ?? 0n)).toBe(await balance(address, b.block_height, 'stacked')),
         );
       }
     }

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { testInfra } from '@bda/test-support';
 import { privateKeyToPublic } from '@stacks/transactions';
 import { ROSETTA_ERRORS } from '../src/rosetta';
 import { startRosettaApi, type RosettaApi } from './support/rosetta-api';
@@ -117,7 +118,7 @@ describe('Rosetta malformed-input sweep over the 16 endpoints', () => {
 
   beforeAll(async () => {
     node = await startStubNode({ nonce: 1, feeRate: 1, reject: true });
-    online = await startRosettaApi(inject('databaseUrl'), {
+    online = await startRosettaApi(testInfra().databaseUrl, {
       offline: false,
       network: 'testnet',
       nodeRpcUrls: [node.url],

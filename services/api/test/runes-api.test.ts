@@ -1,11 +1,11 @@
 import type { Server } from 'node:http';
 import express from 'express';
 import type { Knex } from 'knex';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { closeServer, createLogger, errorMiddleware, listen, notFoundHandler } from '@bda/common';
 import { createDb, migrateLatest, RUNE_OPERATIONS, type RuneOperationName } from '@bda/db';
 import { GENESIS_RUNE, parseSpacedRune, U128_MAX, U64_MAX } from '@bda/runes';
-import { createTestDatabase } from '@bda/test-support';
+import { createTestDatabase, testInfra, expectMessage } from '@bda/test-support';
 import { fetchRunes } from '@bda/api/testing';
 import { createRunesDb, knexRunesDb, runesRouter, type RunesDb } from '../src/runes';
 import { startApi } from './support/api-harness';
@@ -68,7 +68,7 @@ describe('/runes/v1', () => {
   const get = <T = any>(path: string) => fetchRunes<T>(base, path);
 
   beforeAll(async () => {
-    const url = await createTestDatabase(inject('databaseUrl'), 'runes_api');
+    const url = await createTestDatabase(testInfra().databaseUrl, 'runes_api');
     db = createDb({ connectionString: url, maxConnections: 4 });
     runes = createRunesDb({ connectionString: url, max: 4 });
     await migrateLatest(db);
@@ -223,11 +223,12 @@ describe('/runes/v1', () => {
         ] as const) {
           const query = ops.length > 2 ? ops.map((o) => `operation=${o}`).join('&') : `operation=${ops.join(',')}`;
           const { body } = await get(`/runes/v1/blocks/840000/activity?${query}&offset=${offset}&limit=${limit}`);
-          expect(body.total, `${ops} total`).toBe(expected.length);
-          expect(
-            body.results.map((r: { location: { vout: number } }) => r.location.vout),
-            `${ops} offset ${offset} limit ${limit}`,
-          ).toEqual(expected.slice(offset, offset + limit));
+          expectMessage(`${ops} total`, () => expect(body.total).toBe(expected.length));
+          expectMessage(`${ops} offset ${offset} limit ${limit}`, () =>
+            expect(body.results.map((r: { location: { vout: number } }) => r.location.vout)).toEqual(
+              expected.slice(offset, offset + limit),
+            ),
+          );
         }
       }
     });
@@ -264,9 +265,9 @@ describe('/runes/v1', () => {
       ];
       for (const [path, message] of cases) {
         const { status, body } = await get(path);
-        expect(status, path).toBe(400);
+        expectMessage(path, () => expect(status).toBe(400));
         expect(body.error).toBe('invalid_request');
-        expect(body.message, path).toMatch(message);
+        expectMessage(path, () => expect(body.message).toMatch(message));
       }
     });
   });
@@ -285,17 +286,19 @@ describe('/runes/v1', () => {
       const byId = await get('/runes/v1/etchings/840000:1');
       expect(byId.status).toBe(200);
       for (const form of ['1', 'ZZZZZFEHUZZZZZ', 'zzzzzfehuzzzzz', 'Z•Z•Z•Z•Z•FEHU•Z•Z•Z•Z•Z', 'Z.Z.Z.Z.Z.FEHU.Z.Z.Z.Z.Z']) {
-        expect((await get(`/runes/v1/etchings/${encodeURIComponent(form)}`)).body, form).toEqual(byId.body);
+        await expectMessage(form, async () =>
+          expect((await get(`/runes/v1/etchings/${encodeURIComponent(form)}`)).body).toEqual(byId.body),
+        );
       }
       expect((await get(`/runes/v1/etchings/${encodeURIComponent('ZZZZZ•FEHUZZZZZ')}`)).status).toBe(404);
       for (const missing of ['840000:9', '9', 'NOSUCHRUNE', '99999999999:1']) {
         const { status, body } = await get(`/runes/v1/etchings/${missing}`);
-        expect(status, missing).toBe(404);
+        expectMessage(missing, () => expect(status).toBe(404));
         expect(body.message).toMatch(/^etching: /);
       }
       for (const bad of ['840000:x', 'A-B', '•A', 'A••B']) {
         const { status, body } = await get(`/runes/v1/etchings/${encodeURIComponent(bad)}`);
-        expect(status, bad).toBe(400);
+        expectMessage(bad, () => expect(status).toBe(400));
         expect(body.message).toMatch(/^etching: /);
       }
     });
@@ -500,7 +503,7 @@ describe('/runes/v1', () => {
 
 describe('/runes/v1 in the api app', () => {
   it('is mounted, documented and answers with the documented shapes', async () => {
-    const api = await startApi(inject('databaseUrl'));
+    const api = await startApi(testInfra().databaseUrl);
     try {
       const status = await api.get('/runes/v1/');
       expect(status.status).toBe(200);

@@ -5,10 +5,12 @@
  */
 import { createServer, request as httpRequest } from 'node:http';
 import { Writable } from 'node:stream';
-import express from 'express';
+import express, { type Express } from 'express';
+import request from 'supertest';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { closeServer, createLogger, createMetricsRegistry, errorMiddleware, listen, notFoundHandler } from '@bda/common';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { testInfra } from '@bda/test-support';
+import { createLogger, createMetricsRegistry, errorMiddleware, notFoundHandler } from '@bda/common';
 import { createDb } from '@bda/db';
 import { GENESIS_RUNE } from '@bda/runes';
 import { buildRequestListener } from '../src/build-app';
@@ -26,7 +28,7 @@ const TX = `0x${'c1'.repeat(32)}`;
 describe('/runes/v1 on the plain path', () => {
   let api: ApiHarness;
   const lines: Array<Record<string, unknown>> = [];
-  let viaExpress: string;
+  let viaExpress: Express;
   let closeExpress: () => Promise<void>;
 
   beforeAll(async () => {
@@ -36,7 +38,8 @@ describe('/runes/v1 on the plain path', () => {
         cb();
       },
     });
-    api = await startApi(inject('databaseUrl'), { logger: pino({ level: 'info' }, sink) });
+    // On a real port too, for the absolute-form request target only node:http's client sends.
+    api = await startApi(testInfra().databaseUrl, { logger: pino({ level: 'info' }, sink), listen: true });
     await seedLedger(
       api.db,
       [
@@ -78,12 +81,8 @@ describe('/runes/v1 on the plain path', () => {
     app.use(notFoundHandler());
     app.use(namedDecodeErrors(templates));
     app.use(errorMiddleware(createLogger('t', 'silent')));
-    const { server, port } = await listen(app, 0, '127.0.0.1');
-    viaExpress = `http://127.0.0.1:${port}`;
-    closeExpress = async () => {
-      await closeServer(server);
-      await runes.close();
-    };
+    viaExpress = app;
+    closeExpress = () => runes.close();
   });
   afterAll(async () => {
     await closeExpress?.();
@@ -106,29 +105,29 @@ describe('/runes/v1 on the plain path', () => {
       '/runes/v1/etchings/0/activity',
       '/runes/v1/blocks//activity',
     ]) {
-      const plain = await fetch(api.baseUrl + path);
-      const reference = await fetch(viaExpress + path);
+      const plain = await request(api.server).get(path);
+      const reference = await request(viaExpress).get(path);
       expect({ path, status: plain.status }).toEqual({ path, status: reference.status });
-      expect(plain.headers.get('content-type')).toBe(reference.headers.get('content-type'));
-      expect(await plain.text()).toBe(await reference.text());
+      expect(plain.headers['content-type']).toBe(reference.headers['content-type']);
+      expect(plain.text).toBe(reference.text);
     }
   });
 
   it('gives the headers, access line and metrics of every api answer', async () => {
     lines.length = 0;
-    const ok = await fetch(`${api.baseUrl}/runes/v1/blocks/840000/activity`, { headers: { 'x-request-id': 'abc-123' } });
+    const ok = await request(api.server).get('/runes/v1/blocks/840000/activity').set('x-request-id', 'abc-123');
     expect(ok.status).toBe(200);
-    expect(ok.headers.get('x-request-id')).toBe('abc-123');
-    expect(ok.headers.get('cache-control')).toBe('no-store');
-    expect(Number(ok.headers.get('content-length'))).toBe(Buffer.byteLength(await ok.text()));
-    const bad = await fetch(`${api.baseUrl}/runes/v1/blocks/x/activity`, { headers: { 'x-request-id': 'not ok!' } });
+    expect(ok.headers['x-request-id']).toBe('abc-123');
+    expect(ok.headers['cache-control']).toBe('no-store');
+    expect(Number(ok.headers['content-length'])).toBe(Buffer.byteLength(ok.text));
+    const bad = await request(api.server).get('/runes/v1/blocks/x/activity').set('x-request-id', 'not ok!');
     expect(bad.status).toBe(400);
-    expect(bad.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
-    expect(bad.headers.get('cache-control')).toBe('no-store');
+    expect(bad.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(bad.headers['cache-control']).toBe('no-store');
     expect(lines.filter((l) => l.msg === 'request')).toEqual([
       expect.objectContaining({ reqId: 'abc-123', method: 'GET', path: '/runes/v1/blocks/840000/activity', status: 200 }),
       expect.objectContaining({
-        reqId: bad.headers.get('x-request-id'),
+        reqId: bad.headers['x-request-id'],
         method: 'GET',
         path: '/runes/v1/blocks/x/activity',
         status: 400,
@@ -142,12 +141,12 @@ describe('/runes/v1 on the plain path', () => {
   });
 
   it('answers HEAD without a body and leaves other methods to express', async () => {
-    const head = await fetch(`${api.baseUrl}/runes/v1/blocks/840000/activity`, { method: 'HEAD' });
+    const head = await request(api.server).head('/runes/v1/blocks/840000/activity');
     expect(head.status).toBe(200);
-    expect(await head.text()).toBe('');
-    const post = await fetch(`${api.baseUrl}/runes/v1/blocks/840000/activity`, { method: 'POST' });
+    expect(head.text ?? '').toBe('');
+    const post = await request(api.server).post('/runes/v1/blocks/840000/activity');
     expect(post.status).toBe(405);
-    expect(await post.json()).toEqual({
+    expect(post.body).toEqual({
       error: 'method_not_allowed',
       message: 'POST is not allowed on /runes/v1/blocks/840000/activity; allowed: GET, HEAD',
     });
@@ -182,19 +181,17 @@ describe('/runes/v1 on the plain path when the database is unreachable', () => {
         isShuttingDown: () => false,
       }),
     );
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as { port: number }).port;
     try {
       for (let i = 0; i < 2; i++) {
-        const res = await fetch(`http://127.0.0.1:${port}/runes/v1/blocks/1/activity`);
+        const res = await request(server).get('/runes/v1/blocks/1/activity');
         expect(res.status).toBe(503);
-        expect(await res.json()).toEqual({
+        expect(res.type).toBe('application/json');
+        expect(res.body).toEqual({
           error: 'service_unavailable',
           message: 'the database is unavailable; try again shortly',
         });
       }
     } finally {
-      await closeServer(server);
       await runesDb.close();
       await db.destroy();
     }

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { testInfra, expectMessage } from '@bda/test-support';
 import { BlockRowBuilder } from '../src/testing/builders';
 import { startApi, type ApiHarness } from './support/api-harness';
 import { insertBlocks, seedCanonicalChain, setChainTip } from './support/seed';
@@ -6,7 +7,7 @@ import { insertBlocks, seedCanonicalChain, setChainTip } from './support/seed';
 let api: ApiHarness;
 
 beforeAll(async () => {
-  api = await startApi(inject('databaseUrl'));
+  api = await startApi(testInfra().databaseUrl, { listen: true });
 });
 
 afterAll(async () => {
@@ -197,8 +198,8 @@ describe('a method a path does not take', () => {
   it('answers 405 with Allow naming the methods the path takes, on express and plain routes alike', async () => {
     for (const path of ['/extended', '/extended/v1/tx/0x' + 'ab'.repeat(32), '/runes/v1/etchings']) {
       const res = await fetch(`${api.baseUrl}${path}`, { method: 'POST', body: '{}' });
-      expect(res.status, path).toBe(405);
-      expect(res.headers.get('allow'), path).toBe('GET, HEAD');
+      expectMessage(path, () => expect(res.status).toBe(405));
+      expectMessage(path, () => expect(res.headers.get('allow')).toBe('GET, HEAD'));
       expect(await res.json()).toEqual({
         error: 'method_not_allowed',
         message: `POST is not allowed on ${path}; allowed: GET, HEAD`,

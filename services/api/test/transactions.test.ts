@@ -1,6 +1,15 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { testInfra, expectMessage } from '@bda/test-support';
 import type { DbBlock, DbEvent, DbTx } from '@bda/db';
-import { BlockRowBuilder, CV, EventRowBuilder, hash32, MempoolTxRowBuilder, testAddress, TxRowBuilder } from '../src/testing/builders';
+import {
+  BlockRowBuilder,
+  CV,
+  EventRowBuilder,
+  hash32,
+  MempoolTxRowBuilder,
+  testAddress,
+  TxRowBuilder,
+} from '../src/testing/builders';
 import { startApi, type ApiHarness } from './support/api-harness';
 import { insertBlocks, insertEvents, insertMempoolTxs, insertTxs, setChainTip } from './support/seed';
 
@@ -60,7 +69,7 @@ const tx = {} as Record<
 let transferEvents: DbEvent[];
 
 beforeAll(async () => {
-  api = await startApi(inject('databaseUrl'));
+  api = await startApi(testInfra().databaseUrl);
   blocks = [];
   for (let h = 1; h <= 5; h++) blocks.push(new BlockRowBuilder().height(h).build());
   orphan = new BlockRowBuilder().height(5).forkTag('orphan').parentFork('main').canonical(false).build();
@@ -335,7 +344,7 @@ describe('GET /extended/v1/tx/{tx_id} for mined transactions', () => {
       `0X${tx.transfer.tx_id.slice(2)}`,
     ]) {
       const res = await get(id);
-      expect(res.status, id).toBe(200);
+      expectMessage(id, () => expect(res.status).toBe(200));
       expect(res.body.tx_id).toBe(tx.transfer.tx_id);
     }
   });

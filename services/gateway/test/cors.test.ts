@@ -1,6 +1,6 @@
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createTestDatabase } from '@bda/test-support';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createTestDatabase, testInfra } from '@bda/test-support';
 import { startGatewayProcess, type GatewayProcess } from './support/gateway-process';
 import { request } from './support/http';
 import { startStubNodes, type StubNode } from './support/stub-node';
@@ -44,7 +44,7 @@ describe('cross-origin requests from browsers', () => {
     nodes = await startStubNodes(1);
     upstream = await startCorsUpstream();
     const env = async () => ({
-      DATABASE_URL: await createTestDatabase(inject('databaseUrl'), 'gw_cors'),
+      DATABASE_URL: await createTestDatabase(testInfra().databaseUrl, 'gw_cors'),
       RATE_LIMIT_ANONYMOUS_PER_MINUTE: '5',
       RATE_LIMIT_BURST_PER_SECOND: '100',
       NODE_RPC_URLS: nodes.map((n) => n.url).join(','),

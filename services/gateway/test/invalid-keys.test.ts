@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createTestDatabase } from '@bda/test-support';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createTestDatabase, testInfra } from '@bda/test-support';
 import { createKeyWithCli } from './support/cli';
 import { startGatewayProcess, type GatewayProcess } from './support/gateway-process';
 import { request } from './support/http';
@@ -30,7 +30,7 @@ describe('invalid keys', () => {
     request(gw.port, { path: '/v2/info', headers: { 'x-api-key': keyValue, 'x-forwarded-for': ip } });
 
   beforeAll(async () => {
-    const databaseUrl = await createTestDatabase(inject('databaseUrl'), 'gw_invalid_keys');
+    const databaseUrl = await createTestDatabase(testInfra().databaseUrl, 'gw_invalid_keys');
     nodes = await startStubNodes(1);
     api = await new StubApi('api1').start();
     gw = await startGatewayProcess({

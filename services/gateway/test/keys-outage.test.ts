@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createTestDatabase, RestartablePostgres } from '@bda/test-support';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createTestDatabase, RestartablePostgres, testInfra } from '@bda/test-support';
 import { createKeyWithCli, runKeysCli } from './support/cli';
 import { startGatewayProcess, type GatewayProcess } from './support/gateway-process';
 import { request, waitFor, type Reply } from './support/http';
@@ -66,7 +66,7 @@ describe('API keys while the key database is down', () => {
     api = await new StubApi('api1').start();
     gw = await startGatewayProcess({
       DATABASE_URL: databaseUrl,
-      REDIS_URL: inject('redisUrl'),
+      REDIS_URL: testInfra().redisUrl,
       REDIS_KEY_PREFIX: `test:keys-outage:${randomBytes(4).toString('hex')}:`,
       NODE_RPC_URLS: nodes.map((n) => n.url).join(','),
       API_URLS: api.url,

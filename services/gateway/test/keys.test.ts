@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createTestDatabase } from '@bda/test-support';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createTestDatabase, testInfra } from '@bda/test-support';
 import { createKeyWithCli, runKeysCli } from './support/cli';
 import { startGatewayProcess, type GatewayProcess } from './support/gateway-process';
 import { request, waitFor } from './support/http';
@@ -17,12 +17,12 @@ describe('API keys', () => {
   const cliOutput: string[] = [];
 
   beforeAll(async () => {
-    databaseUrl = await createTestDatabase(inject('databaseUrl'), 'gw_keys');
+    databaseUrl = await createTestDatabase(testInfra().databaseUrl, 'gw_keys');
     nodes = await startStubNodes(3);
     api = await new StubApi('api1').start();
     const env = {
       DATABASE_URL: databaseUrl,
-      REDIS_URL: inject('redisUrl'),
+      REDIS_URL: testInfra().redisUrl,
       REDIS_KEY_PREFIX: `test:keys:${randomBytes(4).toString('hex')}:`,
       NODE_RPC_URLS: nodes.map((n) => n.url).join(','),
       API_URLS: api.url,

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Knex } from 'knex';
-import { createTestDatabase } from '@bda/test-support';
+import { createTestDatabase, testInfra } from '@bda/test-support';
 import { createDb } from '@bda/db';
 import { migrateToLatest, rollbackAll } from '../src/db/migrate';
 
@@ -9,7 +9,7 @@ describe('gateway migrations', () => {
   let db: Knex;
 
   beforeAll(async () => {
-    url = await createTestDatabase(inject('databaseUrl'), 'gw_migrations');
+    url = await createTestDatabase(testInfra().databaseUrl, 'gw_migrations');
     db = createDb({ connectionString: url, maxConnections: 2 });
   });
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createTestDatabase } from '@bda/test-support';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { createTestDatabase, testInfra } from '@bda/test-support';
 import { startGatewayProcess, type GatewayProcess } from './support/gateway-process';
 import { request, waitFor, type Reply } from './support/http';
 import { metricValue } from './support/metrics';
@@ -50,7 +50,7 @@ describe('node pool', () => {
   };
 
   beforeAll(async () => {
-    const databaseUrl = await createTestDatabase(inject('databaseUrl'), 'gw_pool');
+    const databaseUrl = await createTestDatabase(testInfra().databaseUrl, 'gw_pool');
     nodes = await startStubNodes(3);
     api = await new StubApi('api1').start();
     gw = await startGatewayProcess({

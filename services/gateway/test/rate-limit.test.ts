@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createTestDatabase, freePort, startRedis, type RunningRedis } from '@bda/test-support';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createTestDatabase, freePort, startRedis, type RunningRedis, testInfra } from '@bda/test-support';
 import { createKeyWithCli } from './support/cli';
 import { startGatewayProcess, type GatewayProcess } from './support/gateway-process';
 import { request, waitFor, type Reply } from './support/http';
@@ -31,12 +31,12 @@ describe('rate limits', () => {
   const extra: GatewayProcess[] = [];
 
   beforeAll(async () => {
-    databaseUrl = await createTestDatabase(inject('databaseUrl'), 'gw_limits');
+    databaseUrl = await createTestDatabase(testInfra().databaseUrl, 'gw_limits');
     nodes = await startStubNodes(3);
     api = await new StubApi('api1').start();
     env = {
       DATABASE_URL: databaseUrl,
-      REDIS_URL: inject('redisUrl'),
+      REDIS_URL: testInfra().redisUrl,
       REDIS_KEY_PREFIX: `test:limits:${randomBytes(4).toString('hex')}:`,
       NODE_RPC_URLS: nodes.map((n) => n.url).join(','),
       API_URLS: api.url,

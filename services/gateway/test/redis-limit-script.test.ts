@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { testInfra } from '@bda/test-support';
 import { LIMIT_SCRIPT } from '../src/rate-limit/redis-limiter';
 
 /**
@@ -30,7 +31,7 @@ describe('the Redis rate-limit script at its window boundaries', () => {
   const newKey = () => `${prefix}${n++}`;
 
   beforeAll(() => {
-    redis = new Redis(inject('redisUrl'), { lazyConnect: false, maxRetriesPerRequest: 1 });
+    redis = new Redis(testInfra().redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1 });
   });
   afterAll(async () => {
     const keys = await redis.keys(`${prefix}*`);

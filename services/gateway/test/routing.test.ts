@@ -1,7 +1,7 @@
 import { createConnection } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createTestDatabase } from '@bda/test-support';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createTestDatabase, testInfra, expectMessage } from '@bda/test-support';
 import { DEFAULT_NODE_ROUTES } from '../src/env';
 import { DRAIN_LIMIT_BYTES } from '@bda/common';
 import { startGatewayProcess, type GatewayProcess } from './support/gateway-process';
@@ -27,7 +27,7 @@ describe('routing', () => {
   const upstreamCalls = () => nodes.reduce((n, s) => n + s.rpcCount(), 0) + apis.reduce((n, a) => n + a.received.length, 0);
 
   beforeAll(async () => {
-    const databaseUrl = await createTestDatabase(inject('databaseUrl'), 'gw_routing');
+    const databaseUrl = await createTestDatabase(testInfra().databaseUrl, 'gw_routing');
     nodes = await startStubNodes(3);
     apis = await Promise.all([new StubApi('api1').start(), new StubApi('api2').start()]);
     gw = await startGatewayProcess({
@@ -110,7 +110,7 @@ describe('routing', () => {
       ['GET', '/v2'],
     ] as const) {
       const r = await request(gw.port, { method, path });
-      expect(r.status, `${method} ${path}`).toBe(404);
+      expectMessage(`${method} ${path}`, () => expect(r.status).toBe(404));
       expect(r.json()).toEqual({ error: 'not_found', message: expect.stringContaining('is not a proxied node RPC route') });
     }
     expect(upstreamCalls()).toBe(before);
@@ -132,7 +132,7 @@ describe('routing', () => {
     ];
     for (const path of targets) {
       const r = await request(gw.port, { path });
-      expect(r.status, path).toBe(400);
+      expectMessage(path, () => expect(r.status).toBe(400));
       expect(r.json().error).toBe('invalid_request');
     }
     // Absolute-form targets, with or without a Host header pointing elsewhere.
@@ -169,7 +169,7 @@ describe('routing', () => {
     ];
     for (const [method, path, body] of cases) {
       const r = await request(gw.port, { method, path, body, headers: { 'content-type': 'application/octet-stream' } });
-      expect(r.status, `${method} ${path} ${r.text}`).toBe(413);
+      expectMessage(`${method} ${path} ${r.text}`, () => expect(r.status).toBe(413));
       if (path.startsWith('/rosetta/')) {
         // Rosetta paths carry the Rosetta Error object.
         expect(r.json()).toMatchObject({ code: 413, message: 'payload_too_large', retriable: false });

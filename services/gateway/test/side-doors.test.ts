@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createTestDatabase } from '@bda/test-support';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createTestDatabase, testInfra, expectMessage } from '@bda/test-support';
 import { startGatewayProcess, type GatewayProcess } from './support/gateway-process';
 import { request } from './support/http';
 import { startStubNodes, StubApi, type StubNode } from './support/stub-node';
@@ -15,7 +15,7 @@ describe('side doors', () => {
   const upstreamCalls = () => nodes.reduce((n, s) => n + s.rpcCount(), 0) + api.received.length;
 
   beforeAll(async () => {
-    const databaseUrl = await createTestDatabase(inject('databaseUrl'), 'gw_side_doors');
+    const databaseUrl = await createTestDatabase(testInfra().databaseUrl, 'gw_side_doors');
     nodes = await startStubNodes(1);
     api = await new StubApi('api1').start();
     gw = await startGatewayProcess({
@@ -53,10 +53,10 @@ describe('side doors', () => {
     ];
     for (const path of paths) {
       const r = await request(gw.port, { path });
-      expect(r.status, path).toBe(404);
-      expect(r.headers['content-type'], path).toMatch(/application\/json/);
-      expect(r.json(), path).toMatchObject({ error: 'not_found' });
-      expect(r.text, path).not.toContain('gateway_');
+      expectMessage(path, () => expect(r.status).toBe(404));
+      expectMessage(path, () => expect(r.headers['content-type']).toMatch(/application\/json/));
+      expectMessage(path, () => expect(r.json()).toMatchObject({ error: 'not_found' }));
+      expectMessage(path, () => expect(r.text).not.toContain('gateway_'));
     }
     expect(upstreamCalls()).toBe(before);
   });

@@ -1,10 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
+import { expectMessage } from '@bda/test-support';
 import { isRetriable } from './apply-error';
 
 describe('isRetriable', () => {
   it('retries a lost connection, a shutdown and a serialization failure', () => {
     for (const code of ['08006', '08003', '57P01', '53300', '40001', '40P01', 'ECONNRESET'])
-      expect(isRetriable({ code }), code).toBe(true);
+      expectMessage(code, () => expect(isRetriable({ code })).toBe(true));
     // node-postgres names a connection that ended mid-query by its message alone.
     expect(isRetriable(new Error('Connection terminated unexpectedly'))).toBe(true);
   });
@@ -15,6 +16,6 @@ describe('isRetriable', () => {
   });
 
   it('does not retry an error about the data', () => {
-    for (const code of ['23505', '22P02', '42703']) expect(isRetriable({ code }), code).toBe(false);
+    for (const code of ['23505', '22P02', '42703']) expectMessage(code, () => expect(isRetriable({ code })).toBe(false));
   });
 });

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger, errorMiddleware } from '@bda/common';
 import type { AppliedProgress } from './record-applier';
 import { progressRoute } from './progress-route';

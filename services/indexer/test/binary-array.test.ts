@@ -1,6 +1,6 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createTestDatabase } from '@bda/test-support';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createTestDatabase, testInfra } from '@bda/test-support';
 import { encodeBinaryArray, PG_TYPE } from '../src/binary-array';
 import { arrayLiteral, arrayParameter } from '../src/write-statements';
 
@@ -20,7 +20,7 @@ describe('encodeBinaryArray', () => {
   let client: pg.Client;
 
   beforeAll(async () => {
-    client = new pg.Client({ connectionString: await createTestDatabase(inject('databaseUrl'), 'binarray') });
+    client = new pg.Client({ connectionString: await createTestDatabase(testInfra().databaseUrl, 'binarray') });
     await client.connect();
   });
 

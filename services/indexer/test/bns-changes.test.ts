@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { Cl, type ClarityValue } from '@stacks/transactions';
 import { b58ToC32 } from 'c32check';
 import type { DbBnsName, DbBnsNamespace } from '@bda/db';

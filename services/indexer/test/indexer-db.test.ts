@@ -1,10 +1,10 @@
-import { describe, expect, inject, it } from 'vitest';
-import { createTestDatabase } from '@bda/test-support';
+import { describe, expect, it } from '@jest/globals';
+import { createTestDatabase, testInfra } from '@bda/test-support';
 import { createIndexerDb } from '../src/indexer-db';
 
 describe('createIndexerDb', () => {
   it('plans every execution of its prepared statements for the tables as they are (ADR 0013)', async () => {
-    const db = createIndexerDb(await createTestDatabase(inject('databaseUrl'), 'indexer_db'));
+    const db = createIndexerDb(await createTestDatabase(testInfra().databaseUrl, 'indexer_db'));
     try {
       const setting = async (name: string) =>
         ((await db.raw(`SELECT current_setting('${name}') AS v`)) as { rows: Array<{ v: string }> }).rows[0]!.v;

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import { Registry } from 'prom-client';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '@bda/common';
 import { createDb, migrateLatest } from '@bda/db';
-import { createTestDatabase } from '@bda/test-support';
+import { createTestDatabase, testInfra } from '@bda/test-support';
 import type { TopicStatus } from '../src/indexer';
 import { registerIndexerGauges } from '../src/indexer-gauges';
 
@@ -18,7 +18,7 @@ function sample(text: string, series: string): number | undefined {
 describe('the indexer gauges on /metrics', () => {
   let db: Knex;
   beforeAll(async () => {
-    db = createDb({ connectionString: await createTestDatabase(inject('databaseUrl'), 'gauges'), maxConnections: 4 });
+    db = createDb({ connectionString: await createTestDatabase(testInfra().databaseUrl, 'gauges'), maxConnections: 4 });
     await migrateLatest(db);
     const movedAt = new Date('2026-11-24T01:02:03Z');
     await db('consumer_positions').insert([

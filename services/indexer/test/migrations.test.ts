@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createDb, MIGRATIONS, migrateLatest, migrateRollbackAll } from '@bda/db';
-import { createTestDatabase } from '@bda/test-support';
+import { createTestDatabase, testInfra } from '@bda/test-support';
 
 describe('indexer migrations', () => {
   let db: Knex;
 
   beforeAll(async () => {
-    db = createDb({ connectionString: await createTestDatabase(inject('databaseUrl'), 'idx_migrations'), maxConnections: 2 });
+    db = createDb({ connectionString: await createTestDatabase(testInfra().databaseUrl, 'idx_migrations'), maxConnections: 2 });
   });
 
   afterAll(async () => {
@@ -56,7 +56,7 @@ describe('indexer migrations', () => {
 
   it('makes every text column of its tables compare bytewise in a database whose default collation is linguistic', async () => {
     // A database as the postgres image or a managed server creates it: a linguistic default collation (ICU en-US).
-    const server = inject('databaseUrl');
+    const server = testInfra().databaseUrl;
     const name = `idx_icu_${randomBytes(5).toString('hex')}`;
     const admin = new pg.Client(server);
     await admin.connect();

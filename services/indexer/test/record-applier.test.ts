@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { createLogger, createMetricsRegistry } from '@bda/common';
 import { encodeEnvelope, type BusRecord, type Envelope } from '@bda/bus';
 import { createDb, migrateLatest } from '@bda/db';
-import { createTestDatabase } from '@bda/test-support';
+import { createTestDatabase, testInfra } from '@bda/test-support';
 import { PoisonMessageError } from '../src/apply-error';
 import { describeFailure, RecordApplier, type RecordApplierOptions } from '../src/record-applier';
 import { WriteBatch } from '../src/write-statements';
@@ -38,7 +38,7 @@ describe('RecordApplier', () => {
     });
 
   beforeAll(async () => {
-    db = createDb({ connectionString: await createTestDatabase(inject('databaseUrl'), 'applier'), maxConnections: 4 });
+    db = createDb({ connectionString: await createTestDatabase(testInfra().databaseUrl, 'applier'), maxConnections: 4 });
     await migrateLatest(db);
     await db.schema.createTable('applier_items', (t) => t.integer('n').primary());
   });

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { testInfra } from '@bda/test-support';
 import { createMetricsRegistry } from '@bda/common';
 import { encodeEnvelope, type BusRecord } from '@bda/bus';
 import { GENESIS_RUNE, RunestoneBuilder, parseBitcoinBlock } from '@bda/runes';
@@ -32,7 +33,7 @@ describe('rune ledger: applying blocks', () => {
   let db: Knex;
   const main = chain(7, 24);
   beforeAll(async () => {
-    db = await ledgerDb(inject('databaseUrl'));
+    db = await ledgerDb(testInfra().databaseUrl);
     await applyBlocks(db, main.blocks);
   });
   afterAll(() => db?.destroy());
@@ -73,8 +74,8 @@ describe('rune ledger: reorgs', () => {
     const base = chain(11, 16);
     const branchX = grow(base.at(10, 101), 6, 'x'); // replaces heights 11–16 of base
     const branchY = grow(base.at(10, 202), 5, 'y');
-    const a = await ledgerDb(inject('databaseUrl'));
-    const b = await ledgerDb(inject('databaseUrl'));
+    const a = await ledgerDb(testInfra().databaseUrl);
+    const b = await ledgerDb(testInfra().databaseUrl);
     try {
       // a: base 1–16, then X from 11 (6 deep), then Y from 11 again (6 deep).
       await applyBlocks(a, base.blocks);
@@ -99,7 +100,7 @@ describe('rune ledger: reorgs', () => {
 
   it('prunes spent outputs below the undo window and refuses a reorg deeper than it', async () => {
     const base = chain(5, 14);
-    const db = await ledgerDb(inject('databaseUrl'));
+    const db = await ledgerDb(testInfra().databaseUrl);
     try {
       await applyBlocks(db, base.blocks, { undoDepth: 4 });
       const oldest = await db('rune_outputs').whereNotNull('spent_height').min<{ min: number }>('spent_height as min').first();
@@ -122,7 +123,7 @@ describe('rune ledger: reorgs', () => {
 
 describe('rune ledger: mainnet genesis rune', () => {
   it('exists as number 0 from the first block and can be minted from 840,000', async () => {
-    const db = await ledgerDb(inject('databaseUrl'));
+    const db = await ledgerDb(testInfra().databaseUrl);
     try {
       const builder = new BitcoinBlockBuilder({ prevHash: '00'.repeat(32), height: 840_000 });
       const funding = 'cd'.repeat(32);
@@ -161,7 +162,7 @@ describe('rune ledger: mainnet genesis rune', () => {
 
 describe('rune ledger behind the message applier', () => {
   it('dead-letters a block it cannot apply and goes on with the next one', async () => {
-    const db = await ledgerDb(inject('databaseUrl'));
+    const db = await ledgerDb(testInfra().databaseUrl);
     try {
       const applier = new RecordApplier({
         db,

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createDb } from '@bda/db';
-import { createTestDatabase } from '@bda/test-support';
+import { createTestDatabase, testInfra } from '@bda/test-support';
 import {
   buildUnnestInsert,
   columnTypesOf,
@@ -17,7 +17,7 @@ describe('WriteBatch', () => {
   let db: Knex;
 
   beforeAll(async () => {
-    db = createDb({ connectionString: await createTestDatabase(inject('databaseUrl'), 'sql'), maxConnections: 2 });
+    db = createDb({ connectionString: await createTestDatabase(testInfra().databaseUrl, 'sql'), maxConnections: 2 });
     await db.schema.createTable('wb_items', (t) => {
       t.integer('id').primary();
       t.text('label').notNullable();
@@ -86,7 +86,7 @@ describe('WriteBatch', () => {
 
 describe('runPrepared', () => {
   it('runs a statement by name on the transaction connection, repeatedly, seeing its uncommitted rows', async () => {
-    const db = createDb({ connectionString: await createTestDatabase(inject('databaseUrl'), 'sqlp'), maxConnections: 1 });
+    const db = createDb({ connectionString: await createTestDatabase(testInfra().databaseUrl, 'sqlp'), maxConnections: 1 });
     try {
       await db.schema.createTable('rp_items', (t) => t.integer('id').primary());
       await db.transaction(async (trx) => {
@@ -106,7 +106,7 @@ describe('unnestInsert', () => {
   let db: Knex;
 
   beforeAll(async () => {
-    db = createDb({ connectionString: await createTestDatabase(inject('databaseUrl'), 'unnest'), maxConnections: 1 });
+    db = createDb({ connectionString: await createTestDatabase(testInfra().databaseUrl, 'unnest'), maxConnections: 1 });
     await db.schema.createTable('un_rows', (t) => {
       t.text('id').primary();
       t.integer('n').notNullable();
@@ -293,7 +293,7 @@ describe('loadColumnTypes', () => {
   let db: Knex;
 
   beforeAll(async () => {
-    db = createDb({ connectionString: await createTestDatabase(inject('databaseUrl'), 'coltypes'), maxConnections: 1 });
+    db = createDb({ connectionString: await createTestDatabase(testInfra().databaseUrl, 'coltypes'), maxConnections: 1 });
     await db.schema.createTable('lc_rows', (t) => {
       t.text('id').primary();
       t.bigInteger('big');

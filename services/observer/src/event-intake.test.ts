@@ -2,7 +2,7 @@ import { createServer, request, type Server } from 'node:http';
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { createLogger, createMetricsRegistry, DRAIN_LIMIT_BYTES } from '@bda/common';
 import { BusRecordRejectedError, BusUnavailableError, decodeEnvelope, type BusProducer, type OutgoingRecord } from '@bda/bus';
 import { buildApp } from './build-app';

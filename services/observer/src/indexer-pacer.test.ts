@@ -1,6 +1,6 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { createLogger, createMetricsRegistry } from '@bda/common';
 import type { Registry } from 'prom-client';
 import { IndexerPacer, PACER_WATCH_MS, type IndexerPacerOptions } from './indexer-pacer';

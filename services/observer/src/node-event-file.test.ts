@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from '@jest/globals';
 import { readNodeEventFile, unescapeCopyText, type RecordedEvent } from './node-event-file';
 
 const dir = mkdtempSync(join(tmpdir(), 'bda-events-'));

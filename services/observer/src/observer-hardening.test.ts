@@ -1,7 +1,7 @@
 import { createServer, request, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { constants as zlibConstants, createGzip, deflateSync, gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { createLogger, createMetricsRegistry } from '@bda/common';
 import type { BusProducer, OutgoingRecord } from '@bda/bus';
 import { buildApp, type ObserverDeps } from './build-app';
@@ -101,7 +101,9 @@ describe('who may post to the observer', () => {
     ({ server, port } = await startObserver(producer, { allowedPeers: parsePeerAllowList('10.0.0.0/8, fd00::/8') }));
   });
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
-  beforeEach(() => (producer.published = []));
+  beforeEach(() => {
+    producer.published = [];
+  });
 
   it('refuses a forged event from a peer outside OBSERVER_ALLOWED_CIDRS with 403 JSON, and publishes nothing', async () => {
     const res = await post(port, '/new_burn_block', BURN_BLOCK);
@@ -223,7 +225,9 @@ describe('a compressed body', () => {
     bomb = Buffer.concat(parts);
   });
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
-  beforeEach(() => (producer.published = []));
+  beforeEach(() => {
+    producer.published = [];
+  });
 
   it('that inflates 100 KB into 100 MB is refused with 413, and the observer goes on serving', async () => {
     expect(bomb.length).toBeGreaterThan(50_000);

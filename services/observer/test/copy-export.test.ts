@@ -2,8 +2,8 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createTestDatabase } from '@bda/test-support';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createTestDatabase, testInfra } from '@bda/test-support';
 import { parseRecordedTime, readNodeEventFile, type RecordedEvent } from '../src/node-event-file';
 
 /**
@@ -15,7 +15,10 @@ describe('reading an export written by PostgreSQL COPY', () => {
   let client: pg.Client;
   let dir: string;
   // The fixture's rows, cut here at their first three tabs (a body may hold tabs of its own).
-  const rows = readFileSync(join(import.meta.dirname, '../../../test/fixtures/stacks-node-events/fuzzed-transactions-1.tsv'), 'utf8')
+  const rows = readFileSync(
+    join(import.meta.dirname, '../../../test/fixtures/stacks-node-events/fuzzed-transactions-1.tsv'),
+    'utf8',
+  )
     .split('\n')
     .filter((line) => line !== '')
     .map((line) => {
@@ -24,7 +27,7 @@ describe('reading an export written by PostgreSQL COPY', () => {
     });
 
   beforeAll(async () => {
-    client = new pg.Client(await createTestDatabase(inject('databaseUrl'), 'copy_export'));
+    client = new pg.Client(await createTestDatabase(testInfra().databaseUrl, 'copy_export'));
     await client.connect();
     dir = mkdtempSync(join(tmpdir(), 'bda-copy-'));
     chmodSync(dir, 0o777); // the server process writes the file

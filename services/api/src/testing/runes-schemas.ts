@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import request from 'supertest';
 
 export const RUNES_SCHEMAS_DIR = resolve(import.meta.dirname, '../../../../schemas/runes');
 const BASE = 'https://schemas.bda.invalid/runes/';
@@ -49,17 +50,19 @@ export function validateRunesResponse(path: string, status: number, body: unknow
 let validated = 0;
 export const validatedRunesResponses = () => validated;
 
-/** GET `baseUrl + path`, parse JSON, validate against the schemas. */
+/**
+ * GET `path` through supertest from `target` (an express app or node:http listener, asked without a port of the
+ * test's, or the base URL of a running system), parse JSON, validate against the schemas.
+ */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are schema-validated JSON that assertions read loosely
 export async function fetchRunes<T = any>(
-  baseUrl: string,
+  target: Parameters<typeof request>[0],
   path: string,
-  init?: RequestInit,
-): Promise<{ status: number; body: T; headers: Headers }> {
-  const res = await fetch(baseUrl + path, init);
-  const type = res.headers.get('content-type') ?? '';
+): Promise<{ status: number; body: T; headers: Record<string, string | string[] | undefined> }> {
+  const res = await request(target).get(path);
+  const type = String(res.headers['content-type'] ?? '');
   if (!type.startsWith('application/json')) throw new Error(`GET ${path} answered ${res.status} with content-type ${type}`);
-  const body = (await res.json()) as T;
+  const body = JSON.parse(res.text) as T;
   validateRunesResponse(path, res.status, body);
   validated++;
   return { status: res.status, body, headers: res.headers };

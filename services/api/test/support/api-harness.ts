@@ -1,10 +1,13 @@
 /**
- * A real api on a fresh, migrated database, listening on a free port. Every response `get` receives is validated
- * against the schema the OpenAPI document declares for its route and status (errors against ErrorResponse), so a
- * test that passes has also checked the response shapes.
+ * A real api on a fresh, migrated database, asked through supertest (`request(server)`: the api's own node:http
+ * server, no port of the test's). Every response `get` receives is validated against the schema the OpenAPI
+ * document declares for its route and status (errors against ErrorResponse), so a test that passes has also
+ * checked the response shapes. Tests that need a real socket (malformed request lines, raw bytes) ask for
+ * `listen: true` and use `baseUrl`.
  */
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { Knex } from 'knex';
+import request from 'supertest';
 import { closeServer, createHttpServer, createLogger, createMetricsRegistry, type Logger } from '@bda/common';
 import { createDb, migrateLatest } from '@bda/db';
 import { createTestDatabase } from '@bda/test-support';
@@ -43,7 +46,10 @@ export interface ApiResponse<T = unknown> {
 export interface ApiHarness {
   db: Knex;
   databaseUrl: string;
-  baseUrl: string;
+  /** The api's server (not listening unless `listen: true`): `request(api.server)` asks it through supertest. */
+  server: Server;
+  /** `http://127.0.0.1:<port>` of the listening server; only with `listen: true` (throws otherwise). */
+  readonly baseUrl: string;
   /** GET (or `init.method`) a path; validates the response against the document. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are schema-validated JSON that assertions read loosely
   get<T = any>(path: string, init?: RequestInit): Promise<ApiResponse<T>>;
@@ -57,7 +63,10 @@ export interface ApiHarness {
  * A real api on a fresh, migrated database, served as the api process serves (`buildRequestListener`: the plain
  * `/runes/v1` routes, then express).
  */
-export async function startApi(serverUrl: string, opts: { pageLimits?: PageLimits; logger?: Logger } = {}): Promise<ApiHarness> {
+export async function startApi(
+  serverUrl: string,
+  opts: { pageLimits?: PageLimits; logger?: Logger; listen?: boolean } = {},
+): Promise<ApiHarness> {
   const url = await createTestDatabase(serverUrl, 'api');
   const db = createDb({ connectionString: url, maxConnections: 5, applicationName: 'api-test' });
   await migrateLatest(db);
@@ -72,25 +81,42 @@ export async function startApi(serverUrl: string, opts: { pageLimits?: PageLimit
     pageLimits: opts.pageLimits,
   });
   const server: Server = createHttpServer(listener);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  const baseUrl = `http://127.0.0.1:${port}`;
+  let baseUrl: string | undefined;
+  if (opts.listen) {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  }
   let validated = 0;
 
   async function get<T>(path: string, init?: RequestInit): Promise<ApiResponse<T>> {
-    const res = await fetch(baseUrl + path, init);
-    const text = await res.text();
-    const isJson = (res.headers.get('content-type') ?? '').startsWith('application/json');
-    const body = (isJson && text ? JSON.parse(text) : undefined) as T;
     const method = (init?.method ?? 'GET').toLowerCase();
-    const pathname = new URL(baseUrl + path).pathname;
+    const req = new request.Test(server, method, path);
+    new Headers(init?.headers).forEach((value, name) => req.set(name, value));
+    if (init?.body != null) req.send(init.body as string);
+    // The body as the text it was sent as, whatever its content-type (the checks below parse it).
+    const res = await req.buffer(true).parse((response, done) => {
+      const stream = response as unknown as IncomingMessage;
+      let raw = '';
+      stream.setEncoding('utf8');
+      stream.on('data', (chunk: string) => (raw += chunk));
+      stream.on('end', () => done(null, raw));
+      stream.on('error', (err) => done(err, raw));
+    });
+    const text = typeof res.body === 'string' ? res.body : '';
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(res.headers as Record<string, string | string[] | undefined>)) {
+      for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, v);
+    }
+    const isJson = (headers.get('content-type') ?? '').startsWith('application/json');
+    const body = (isJson && text ? JSON.parse(text) : undefined) as T;
+    const pathname = new URL(path, 'http://api.test').pathname;
     const template = pathTemplate(pathname);
     if (res.status === 304) {
       if (text !== '') throw new Error(`304 from ${path} carried a body`);
     } else if (template && method === 'get') {
       if (res.status !== 200 || template.startsWith('/extended')) {
         // Every /extended answer and every error must be JSON.
-        if (!isJson) throw new Error(`${path} answered ${res.status} with content-type ${res.headers.get('content-type')}`);
+        if (!isJson) throw new Error(`${path} answered ${res.status} with content-type ${headers.get('content-type')}`);
       }
       schemaValidator.validateResponse(template, method, res.status, body);
       validated++;
@@ -99,20 +125,24 @@ export async function startApi(serverUrl: string, opts: { pageLimits?: PageLimit
       schemaValidator.validateComponent('error-response.schema.json', body);
       validated++;
     }
-    return { status: res.status, headers: res.headers, body, text };
+    return { status: res.status, headers, body, text };
   }
 
   return {
     db,
     databaseUrl: url,
-    baseUrl,
+    server,
+    get baseUrl(): string {
+      if (!baseUrl) throw new Error('startApi(…, { listen: true }) for a test that needs the api on a real port');
+      return baseUrl;
+    },
     get,
     validatedCount: () => validated,
     setShuttingDown: (v) => {
       shuttingDown = v;
     },
     close: async () => {
-      await closeServer(server);
+      if (server.listening) await closeServer(server);
       await runesDb.close();
       await db.destroy();
     },

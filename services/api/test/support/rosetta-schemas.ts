@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
-import { expect } from 'vitest';
+import { expect } from '@jest/globals';
+import { expectMessage } from '@bda/test-support';
 
 const SPEC_FILE = join(import.meta.dirname, '..', '..', '..', '..', 'schemas', 'rosetta', 'mesh-api-1.5.1.json');
 type Json = Record<string, unknown>;
@@ -60,7 +61,7 @@ export async function rosettaPost(baseUrl: string, path: string, body: unknown, 
     ...init,
   });
   const text = await res.text();
-  expect(res.headers.get('content-type') ?? '', `${path} content-type`).toMatch(/^application\/json/);
+  expectMessage(`${path} content-type`, () => expect(res.headers.get('content-type') ?? '').toMatch(/^application\/json/));
   const parsed = JSON.parse(text) as unknown;
   validateRosettaResponse(path, res.status, parsed);
   validated++;

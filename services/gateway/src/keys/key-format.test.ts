@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { displayPrefix, generateKey, hashKey, looksLikeKey } from './key-format';
 
 describe('API key format', () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it, vi, afterEach } from 'vitest';
+import { describe, expect, it, jest, afterEach } from '@jest/globals';
 import { createLogger } from '@bda/common';
 import { Registry } from 'prom-client';
 import { createGatewayMetrics } from '../metrics';
@@ -23,7 +23,7 @@ function pool(
 }
 
 afterEach(() => {
-  vi.useRealTimers();
+  jest.useRealTimers();
 });
 
 describe('UpstreamPool', () => {
@@ -53,7 +53,7 @@ describe('UpstreamPool', () => {
   });
 
   it('ejects after consecutive failures for a time that doubles on repeats', () => {
-    vi.useFakeTimers({ now: 1_000_000 });
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'hrtime', 'performance'], now: 1_000_000 });
     const { p } = pool(2);
     const m = p.members[0]!;
     p.reportFailure(m, 'connect_error');
@@ -62,27 +62,27 @@ describe('UpstreamPool', () => {
     p.reportFailure(m, 'connect_error');
     expect(m.available(Date.now())).toBe(false);
     expect(m.ejectedUntil - Date.now()).toBe(1_000);
-    vi.advanceTimersByTime(1_000);
+    jest.advanceTimersByTime(1_000);
     expect(m.available(Date.now())).toBe(true);
     for (let i = 0; i < 3; i++) p.reportFailure(m, 'http_5xx');
     expect(m.ejectedUntil - Date.now()).toBe(2_000);
-    vi.advanceTimersByTime(2_000);
+    jest.advanceTimersByTime(2_000);
     for (let i = 0; i < 3; i++) p.reportFailure(m, 'http_5xx');
     expect(m.ejectedUntil - Date.now()).toBe(4_000);
-    vi.advanceTimersByTime(4_000);
+    jest.advanceTimersByTime(4_000);
     for (let i = 0; i < 3; i++) p.reportFailure(m, 'http_5xx');
     expect(m.ejectedUntil - Date.now()).toBe(8_000);
-    vi.advanceTimersByTime(8_000);
+    jest.advanceTimersByTime(8_000);
     for (let i = 0; i < 3; i++) p.reportFailure(m, 'http_5xx');
     expect(m.ejectedUntil - Date.now()).toBe(8_000);
   });
 
   it('starts the ejection time over for a member that stayed good long enough', () => {
-    vi.useFakeTimers({ now: 1_000_000 });
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'hrtime', 'performance'], now: 1_000_000 });
     const { p } = pool(2);
     const m = p.members[0]!;
     for (let i = 0; i < 3; i++) p.reportFailure(m, 'timeout');
-    vi.advanceTimersByTime(1_000 + 8_001);
+    jest.advanceTimersByTime(1_000 + 8_001);
     for (let i = 0; i < 3; i++) p.reportFailure(m, 'timeout');
     expect(m.ejectedUntil - Date.now()).toBe(1_000);
   });

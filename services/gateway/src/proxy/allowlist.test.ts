@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { DEFAULT_NODE_ROUTES } from '../env';
 import { checkTarget, isNodePath, matchRoute, parseRouteList } from './allowlist';
 

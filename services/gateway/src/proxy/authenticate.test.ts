@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { RateLimitedError, ServiceUnavailableError, UnauthorizedError } from '@bda/common';
 import { Registry } from 'prom-client';
 import type { AuthResult } from '../keys/key-store';

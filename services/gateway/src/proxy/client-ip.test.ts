@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { addressGroup, clientIp, parseIPv6, parseTrustProxy } from './client-ip';
 
 describe('clientIp', () => {

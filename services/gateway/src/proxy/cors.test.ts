@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { corsHeaders, isCorsHeader, parseCorsOrigins, preflightHeaders } from './cors';
 
 const req = (method: string, headers: Record<string, string>) => ({ method, headers }) as unknown as IncomingMessage;

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { parseTrustProxy } from './client-ip';
 import { forwardedHeaders, forwardedTarget } from './forwarded-request';
 

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
+import { expectMessage } from '@bda/test-support';
 import { isInternalPath } from './internal-path';
 
 describe('isInternalPath', () => {
@@ -17,7 +18,7 @@ describe('isInternalPath', () => {
       '/READYZ/',
       '/%72%65%61%64%79%7a',
     ]) {
-      expect(isInternalPath(path), path).toBe(true);
+      expectMessage(path, () => expect(isInternalPath(path)).toBe(true));
     }
   });
 
@@ -32,7 +33,7 @@ describe('isInternalPath', () => {
       '/%zz',
       '/readyz-x',
     ]) {
-      expect(isInternalPath(path), path).toBe(false);
+      expectMessage(path, () => expect(isInternalPath(path)).toBe(false));
     }
   });
 });

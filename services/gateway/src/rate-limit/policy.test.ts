@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { limitHeaders } from './headers';
 import { MemoryLimiter } from './memory-limiter';
 import { anonymousSubject, evaluateWindow, keySubject, MINUTE_MS, type Subject } from './policy';

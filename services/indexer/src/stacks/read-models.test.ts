@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { addressTxRows, ANCHORED_SEQUENCE } from './read-models';
 
 const block = { index_block_hash: '0xb1', block_height: 7 };

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { decodeTransaction } from '@bda/stacks-codec';
 import { decodeRawTxColumns, decodeTxColumns, toTxFields } from './tx-fields';
 import type { NodeTx } from './node-payloads';

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import type { DbStxBalance } from '../datastore/stx-balance';
 import { poxVersionOf, toPrincipalStxBalanceResponse } from './principal-stx-balance';
 import { toAddressStxBalanceResponse } from './stx-balance';

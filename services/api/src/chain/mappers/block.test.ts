@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import { BlockRowBuilder } from '../../testing/builders';
 import { loadSchemaSources } from '../../openapi';
 import { SchemaValidator } from '../../schema-validator';

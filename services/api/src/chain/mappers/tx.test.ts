@@ -1,13 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it } from '@jest/globals';
 import type { DbTx } from '@bda/db';
-import {
-  BlockRowBuilder,
-  CV,
-  EventRowBuilder,
-  MempoolTxRowBuilder,
-  testAddress,
-  TxRowBuilder,
-} from '../../testing/builders';
+import { BlockRowBuilder, CV, EventRowBuilder, MempoolTxRowBuilder, testAddress, TxRowBuilder } from '../../testing/builders';
 import type { DbTxRow } from '../datastore/txs';
 import { loadSchemaSources } from '../../openapi';
 import { SchemaValidator } from '../../schema-validator';
