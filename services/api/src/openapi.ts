@@ -4,7 +4,6 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { mergeRunesFragment } from './runes/openapi-fragment';
 import type { PageLimits } from './env';
 
 /**
@@ -44,11 +43,14 @@ export function loadSchemaSources(dir: string = DEFAULT_SCHEMAS_DIR): SchemaSour
     if (file.endsWith('.schema.json')) components.set(file, readJson(join(componentsDir, file)));
   }
   const document = readJson(join(dir, 'openapi.json'));
-  mergeRunesFragment(dir, document, components);
+  mergeSchemaFragment(dir, RUNES_SCHEMAS_PATH, 'openapi-runes.json', document, components);
   mergeSchemaFragment(dir, NAMES_SCHEMAS_PATH, 'openapi-names.json', document, components);
   mergeSchemaFragment(dir, ACCOUNTS_SCHEMAS_PATH, 'openapi-accounts.json', document, components);
   return { document, components };
 }
+
+/** Where the runes family keeps its JSON Schemas and OpenAPI fragment, relative to `schemas/`. */
+export const RUNES_SCHEMAS_PATH = 'runes';
 
 /** Where the accounts family (balances, ADR 0024) keeps its JSON Schemas and OpenAPI fragment, relative to `schemas/`. */
 export const ACCOUNTS_SCHEMAS_PATH = 'accounts';
@@ -57,8 +59,9 @@ export const ACCOUNTS_SCHEMAS_PATH = 'accounts';
 export const NAMES_SCHEMAS_PATH = 'names';
 
 /**
- * Adds a family's folder of `schemas/` to the sources: its `*.schema.json` files as components and its fragment's
- * paths and tags (a family without parameters of its own). Nothing happens when the fragment is absent.
+ * Adds a family's folder of `schemas/` to the sources: its `*.schema.json` files as components (they `$ref` each other
+ * by file name, like the other components) and its fragment's paths, tags and shared parameters (the runes family's
+ * `RunesLimit` gets the limits the api applies, in `bundleOpenApi`). Nothing happens when the fragment is absent.
  */
 export function mergeSchemaFragment(
   schemasDir: string,
@@ -82,6 +85,16 @@ export function mergeSchemaFragment(
   }
   document['paths'] = paths;
   document['tags'] = [...((document['tags'] ?? []) as JsonObject[]), ...((fragment['tags'] ?? []) as JsonObject[])];
+  const own = (fragment['components'] as JsonObject | undefined)?.['parameters'] as JsonObject | undefined;
+  if (!own) return;
+  const docComponents = (document['components'] ?? {}) as JsonObject;
+  const parameters = (docComponents['parameters'] ?? {}) as JsonObject;
+  for (const [name, parameter] of Object.entries(structuredClone(own))) {
+    if (name in parameters) throw new Error(`parameter ${name} is defined twice`);
+    parameters[name] = parameter;
+  }
+  docComponents['parameters'] = parameters;
+  document['components'] = docComponents;
 }
 
 /** `nakamoto-block.schema.json` → `NakamotoBlock`. */
