@@ -57,9 +57,11 @@ build: install
 start: build
 	BDA_BUNDLE_DIR=$(CURDIR)/dist node --import tsx scripts/start.ts
 
+# eslint (typed rules, package boundaries), prettier, and knip: no export, type or file that nothing uses.
 lint: install
 	npx eslint .
 	npx prettier --check .
+	npx knip --include exports,types,files --no-config-hints
 
 typecheck: install
 	npx tsc -p tsconfig.json --noEmit

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RecordedEvent } from '@bda/observer';
 
-export const FIXTURE_DIR = join(import.meta.dirname, '..', 'fixtures', 'stacks-node-events');
+const FIXTURE_DIR = join(import.meta.dirname, '..', 'fixtures', 'stacks-node-events');
 
 export function fixturePath(name: string): string {
   return join(FIXTURE_DIR, name);

@@ -30,7 +30,7 @@ export function rawTxOf(hex: string): RawTx {
 }
 
 /** A recorded token transfer (from the fuzzed fixture's mempool event), its sender and its recipient. */
-export const TRANSFER_TEMPLATE_RAW = (
+const TRANSFER_TEMPLATE_RAW = (
   JSON.parse(loadFixture('fuzzed-transactions-1.tsv').find((e) => e.path === '/new_mempool_tx')!.body) as string[]
 )[0]!;
 const TEMPLATE = decodeTransaction(TRANSFER_TEMPLATE_RAW);

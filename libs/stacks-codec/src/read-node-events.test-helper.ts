@@ -5,9 +5,9 @@ import { fileURLToPath } from 'node:url';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- node JSON bodies, inspected loosely by tests
 export type Json = any;
 
-export const FIXTURE_DIR = fileURLToPath(new URL('../../../test/fixtures/stacks-node-events/', import.meta.url));
+const FIXTURE_DIR = fileURLToPath(new URL('../../../test/fixtures/stacks-node-events/', import.meta.url));
 
-export interface RecordedEvent {
+interface RecordedEvent {
   file: string;
   id: number;
   path: string;
@@ -26,7 +26,7 @@ export interface FixtureTx {
 let cache: RecordedEvent[] | undefined;
 
 /** Every recorded event of every fixture file, in file then id order. */
-export function readNodeEvents(): RecordedEvent[] {
+function readNodeEvents(): RecordedEvent[] {
   if (cache) return cache;
   const out: RecordedEvent[] = [];
   for (const file of readdirSync(FIXTURE_DIR)

@@ -6,7 +6,7 @@ import { InputError } from '@bda/common';
 import { isValidPrincipal } from './codec';
 
 /** Largest offset accepted (int4 max): beyond it no list has rows, and it keeps arithmetic exact. */
-export const MAX_OFFSET = 2_147_483_647;
+const MAX_OFFSET = 2_147_483_647;
 /** Largest block height accepted (heights are int4 columns). */
 export const MAX_BLOCK_HEIGHT = 2_147_483_647;
 
@@ -79,7 +79,7 @@ export interface Page {
  * A page size from 0 to `max`, where 0 (like leaving it out) means the default: the reference API's chain endpoints
  * take `limit=0` for "the default page", and clients send it.
  */
-export function queryLimit(query: Query, name: string, limits: { default: number; max: number }): number {
+function queryLimit(query: Query, name: string, limits: { default: number; max: number }): number {
   return queryInt(query, name, { default: limits.default, min: 0, max: limits.max }) || limits.default;
 }
 
@@ -110,7 +110,7 @@ export interface CursorPage {
 }
 
 /** How many pages of the largest size a cursor's `offset` may move by, either way (the reference API allows 10). */
-export const CURSOR_OFFSET_PAGES = 10;
+const CURSOR_OFFSET_PAGES = 10;
 
 /**
  * `limit` (0 for the default, as `queryLimit`), `cursor` and `offset` of a cursor-paginated list. `offset` counts

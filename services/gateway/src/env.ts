@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { envBoolean, envList, envPort, parseEnv } from '@bda/common';
-import { parseRouteList, type RouteSpec } from './proxy/allowlist';
+import { parseRouteList } from './proxy/allowlist';
 import { parseCorsOrigins } from './proxy/cors';
 import { parseTrustProxy, type TrustProxy } from './proxy/client-ip';
 
@@ -180,8 +180,6 @@ export const envSchema = z.object({
 
 /** The parsed environment plus the derived `X-Forwarded-For` trust. */
 export type GatewayEnv = z.infer<typeof envSchema> & { trustProxy: TrustProxy };
-export type { RouteSpec, TrustProxy };
-
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): GatewayEnv {
   const env = parseEnv(envSchema, source);
   if (env.TRUSTED_PROXY_CIDRS && env.TRUSTED_PROXY_HOPS > 0) {

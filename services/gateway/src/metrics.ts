@@ -4,7 +4,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
  * A labelled counter for the hot path: counts in a Map keyed by the label values and hands the totals to
  * prom-client when scraped (prom-client hashes and validates the labels on every `inc`).
  */
-export class HotCounter {
+class HotCounter {
   private readonly counts = new Map<string, { values: string[]; n: number }>();
   readonly counter: Counter<string>;
 
@@ -52,7 +52,7 @@ interface HistogramSeries {
  * Prometheus values (cumulative buckets, sum, count) are built when scraped. Registered on the registry as a
  * custom metric (prom-client's `Histogram` validates and hashes the labels on every observation).
  */
-export class HotHistogram {
+class HotHistogram {
   readonly aggregator = 'sum' as const;
   private readonly series = new Map<string, HistogramSeries>();
 

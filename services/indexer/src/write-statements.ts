@@ -51,7 +51,7 @@ export interface NativeStatement {
 }
 
 /** A column's type as SQL (`format_type`, with its modifier) and its type OID. */
-export interface ColumnType {
+interface ColumnType {
   type: string;
   oid: number;
 }

@@ -45,7 +45,7 @@ export class BitcoindBehindError extends Error {
   }
 }
 
-export class BitcoindRpcError extends Error {
+class BitcoindRpcError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'BitcoindRpcError';

@@ -1,7 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 
 /** What `OBSERVER_ALLOWED_CIDRS` allows when the observer listens on loopback and the variable is empty. */
-export const LOOPBACK_CIDRS = '127.0.0.0/8,::1/128';
+const LOOPBACK_CIDRS = '127.0.0.0/8,::1/128';
 
 /** Which peers may POST events: the addresses of the Stacks nodes (and of whatever posts Bitcoin blocks). */
 export interface PeerAllowList {
@@ -46,7 +46,7 @@ export function parsePeerAllowList(cidrs: string): PeerAllowList {
 }
 
 /** Whether `host` (a listen address) accepts connections from this machine only. */
-export function isLoopbackHost(host: string): boolean {
+function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || parsePeerAllowList(LOOPBACK_CIDRS).allows(host);
 }
 

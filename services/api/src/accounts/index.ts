@@ -1,2 +1,1 @@
 export { accountsRouter } from './accounts-router';
-export type { AddressStxBalanceResponse, StxBalanceResponse } from './mappers/stx-balance';

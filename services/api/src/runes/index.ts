@@ -1,2 +1,2 @@
 export * from './runes-router';
-export { createRunesDb, knexRunesDb, type RunesDb, type RunesPoolOptions } from './datastore/runes-db';
+export { createRunesDb, knexRunesDb, type RunesDb } from './datastore/runes-db';

@@ -30,7 +30,7 @@ interface RawBlock {
   }>;
 }
 
-export interface StxTotals {
+interface StxTotals {
   balance: bigint;
   sent: bigint;
   received: bigint;
@@ -38,7 +38,7 @@ export interface StxTotals {
   rewards: bigint;
 }
 
-export interface LedgerBlock {
+interface LedgerBlock {
   height: number;
   burnHeight: number;
   indexBlockHash: string;

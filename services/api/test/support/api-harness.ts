@@ -31,11 +31,11 @@ const templates = Object.keys(sources.document['paths'] as JsonObject)
   .sort((a, b) => a.params - b.params);
 
 /** The document's path template a concrete path falls under, if any. */
-export function pathTemplate(path: string): string | undefined {
+function pathTemplate(path: string): string | undefined {
   return templates.find((t) => t.re.test(path))?.template;
 }
 
-export interface ApiResponse<T = unknown> {
+interface ApiResponse<T = unknown> {
   status: number;
   headers: Headers;
   /** Parsed JSON body (undefined for an empty or non-JSON body). */

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 const ROOT = join(import.meta.dirname, '..', '..', '..', '..');
 
 /** The cached binary (built on demand when missing, as `make rosetta-cli` would). */
-export function rosettaCliPath(): string {
+function rosettaCliPath(): string {
   const bin = join(process.env.ROSETTA_CLI_CACHE_DIR ?? join(ROOT, '.cache', 'rosetta-cli'), 'v0.10.3', 'rosetta-cli');
   if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`make rosetta-cli\``);
   return bin;

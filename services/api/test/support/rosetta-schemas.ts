@@ -40,12 +40,6 @@ export function validateRosettaResponse(path: string, status: number, body: unkn
   }
 }
 
-let validated = 0;
-/** How many answers `rosettaPost` validated so far. */
-export function rosettaValidatedCount(): number {
-  return validated;
-}
-
 export interface RosettaAnswer {
   status: number;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- schema-validated JSON the assertions read loosely
@@ -64,6 +58,5 @@ export async function rosettaPost(baseUrl: string, path: string, body: unknown, 
   expectMessage(`${path} content-type`, () => expect(res.headers.get('content-type') ?? '').toMatch(/^application\/json/));
   const parsed = JSON.parse(text) as unknown;
   validateRosettaResponse(path, res.status, parsed);
-  validated++;
   return { status: res.status, body: parsed };
 }

@@ -3,7 +3,7 @@ import pg from 'pg';
 import * as m001 from './migrations/001_create_api_keys';
 import * as m002 from './migrations/002_create_api_key_version';
 
-export const GATEWAY_SCHEMA = 'gateway';
+const GATEWAY_SCHEMA = 'gateway';
 
 interface Migration {
   up(knex: Knex): Promise<void>;

@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 /** Every key starts with this, so that people and secret scanners recognize one. */
 export const KEY_PREFIX = 'bda_';
 /** Characters of the key kept as its display prefix (`bda_` + 8 of the random part, 48 bits). */
-export const DISPLAY_PREFIX_LENGTH = 12;
+const DISPLAY_PREFIX_LENGTH = 12;
 const KEY_SHAPE = /^bda_[A-Za-z0-9_-]{43}$/;
 
 export interface NewKey {

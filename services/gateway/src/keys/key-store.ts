@@ -5,7 +5,7 @@ import type { GatewayMetrics } from '../metrics';
 import { displayPrefix, hashKey, looksLikeKey } from './key-format';
 import { findByPrefix, keyVersion, type KeyRow } from './key-repository';
 
-export interface KeyIdentity {
+interface KeyIdentity {
   id: string;
   rateLimitPerMinute: number | null;
   burstPerSecond: number | null;

@@ -2,7 +2,7 @@ import type { Member } from './pool';
 import type { ProbeResult } from './health-checker';
 
 /** GET `path` on a member, reading at most 64 KiB; resolves with the status and body. */
-export function probeGet(m: Member, path: string, timeoutMs: number): Promise<{ status: number; body: string }> {
+function probeGet(m: Member, path: string, timeoutMs: number): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = m.request({
       host: m.hostname,

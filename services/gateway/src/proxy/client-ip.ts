@@ -26,7 +26,7 @@ export function parseTrustProxy(value: string): TrustProxy {
 }
 
 /** `::ffff:1.2.3.4` → `1.2.3.4`; anything else unchanged. */
-export function unmapIPv4(addr: string): string {
+function unmapIPv4(addr: string): string {
   return addr.length > 7 && addr.startsWith('::ffff:') && isIP(addr.slice(7)) === 4 ? addr.slice(7) : addr;
 }
 

@@ -19,9 +19,9 @@ import { logRequest, type RequestLog } from './log-request';
 import { readRequestBody } from './read-request-body';
 
 /** Paths the gateway answers itself on its public port (never proxied, never counted). Its metrics: admin port. */
-export const OWN_PATHS = new Set(['/healthz', '/readyz']);
+const OWN_PATHS = new Set(['/healthz', '/readyz']);
 
-export interface HandlerConfig {
+interface HandlerConfig {
   trustProxy: TrustProxy;
   ipv6Prefix: number;
   policy: PolicyConfig;

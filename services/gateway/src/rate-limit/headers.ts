@@ -28,6 +28,6 @@ export function limitHeaders(d: Decision): LimitHeaders {
   return h;
 }
 
-export function retrySeconds(ms: number): number {
+function retrySeconds(ms: number): number {
   return Math.max(1, Math.ceil(ms / 1000));
 }

@@ -7,7 +7,7 @@
 export const MINUTE_MS = 60_000;
 export const BURST_MS = 1_000;
 
-export type Tier = 'anonymous' | 'key' | 'custom';
+type Tier = 'anonymous' | 'key' | 'custom';
 
 export interface Limits {
   /** Requests allowed in the sliding minute. */

@@ -16,7 +16,7 @@ import { toStacksAddress } from './bitcoin-address';
  * Namespaces and names count as revealed, launched and imported at block 1, where mainnet has them: a name's lease
  * runs from 1 for its namespace's lifetime.
  */
-export const GENESIS_FILES = {
+const GENESIS_FILES = {
   chainstate: 'chainstate.txt',
   nameZonefiles: 'name_zonefiles.txt',
   subdomains: 'subdomains.csv',

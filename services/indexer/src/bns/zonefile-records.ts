@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { toStacksAddress } from './bitcoin-address';
 
 /** hash160 (RIPEMD-160 of SHA-256) as 40 hex digits: the hash BNS names a zonefile by. */
-export function hash160Hex(data: string | Uint8Array): string {
+function hash160Hex(data: string | Uint8Array): string {
   return createHash('ripemd160').update(createHash('sha256').update(data).digest()).digest('hex');
 }
 

@@ -166,7 +166,7 @@ export class PrefetchedLedgerView implements RuneLedgerView {
 const optional = (v: string | null): bigint | undefined => (v === null ? undefined : BigInt(v));
 
 /** A `runes` row as the library's entry. */
-export function runeEntryFromRow(row: DbRune): RuneEntry {
+function runeEntryFromRow(row: DbRune): RuneEntry {
   return {
     id: `${row.block_height}:${row.tx_index}`,
     block: row.block_height,

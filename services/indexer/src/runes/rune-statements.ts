@@ -8,7 +8,7 @@ export type ArrayColumn = [name: string, type: string, values: readonly unknown[
  * thousands of rows take one statement and a handful of parameters. Bind the arrays in the same order. `bytea`
  * columns are bound as arrays of hex strings (decoded in SQL: far cheaper to send than escaped binary arrays).
  */
-export function unnestJoin(alias: string, columns: ReadonlyArray<readonly [string, string]>): string {
+function unnestJoin(alias: string, columns: ReadonlyArray<readonly [string, string]>): string {
   const names = columns.map(([n]) => n).join(', ');
   const arrays = columns.map(([, type]) => `?::${type === 'bytea' ? 'text' : type}[]`).join(', ');
   if (!columns.some(([, type]) => type === 'bytea')) return `unnest(${arrays}) AS ${alias}(${names})`;

@@ -1,6 +1,6 @@
 /** The parts of the node's payloads the indexer reads (reference/node-events.md). Amounts are strings. */
 
-export interface NodeExecutionCost {
+interface NodeExecutionCost {
   read_count: number;
   read_length: number;
   runtime: number;
@@ -32,7 +32,7 @@ export interface NodeEvent {
   [body: string]: unknown;
 }
 
-export interface NodeMinerReward {
+interface NodeMinerReward {
   from_index_consensus_hash: string;
   from_stacks_block_hash: string;
   recipient: string;

@@ -12,7 +12,7 @@ export const ANCHORED_SEQUENCE = 2147483647;
  * `/extended/v1/address/{principal}/transactions` (its `principal_stx_txs`). Token (FT/NFT) events and STX locks name
  * no one there: existing clients see the same `total` and the same pages (ADR 0016).
  */
-export const HISTORY_EVENT_TYPES = ['stx_transfer_event', 'stx_mint_event', 'stx_burn_event'] as const;
+const HISTORY_EVENT_TYPES = ['stx_transfer_event', 'stx_mint_event', 'stx_burn_event'] as const;
 const HISTORY_EVENT_TYPE_SET: ReadonlySet<string> = new Set(HISTORY_EVENT_TYPES);
 const HISTORY_EVENT_TYPES_SQL = HISTORY_EVENT_TYPES.map((t) => `'${t}'`).join(', ');
 

@@ -12,7 +12,7 @@ const CHAIN_TABLES = ['blocks', 'txs', 'events', 'miner_rewards'] as const;
  * Flips the canonical flag of whole blocks (their transactions, events, rewards and confirmed
  * microblocks) and moves the read models with them.
  */
-export async function setCanonical(trx: Knex.Transaction, blockHashes: string[], canonical: boolean): Promise<void> {
+async function setCanonical(trx: Knex.Transaction, blockHashes: string[], canonical: boolean): Promise<void> {
   if (blockHashes.length === 0) return;
   for (const table of CHAIN_TABLES) {
     await trx(table).whereRaw('index_block_hash = ANY(?::text[])', [blockHashes]).update({ canonical });

@@ -132,7 +132,7 @@ function payloadJson(p: TransactionPayload): Record<string, unknown> {
 }
 
 /** The decoded columns shared by `txs` and `mempool_txs`, ready to insert (jsonb as sanitized text). */
-export type TxColumns = ReturnType<typeof decodedColumns>;
+type TxColumns = ReturnType<typeof decodedColumns>;
 
 /** `f` as the columns of `TxColumns`. */
 function decodedColumns(f: TxFields) {

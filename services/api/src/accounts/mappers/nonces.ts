@@ -10,7 +10,7 @@ export interface AddressNoncesResponse {
 }
 
 /** The larger of two nullable nonces, null when both are. */
-export function maxNonce(a: string | null, b: string | null): bigint | null {
+function maxNonce(a: string | null, b: string | null): bigint | null {
   if (a === null && b === null) return null;
   const x = BigInt(a ?? 0);
   const y = BigInt(b ?? 0);
@@ -24,7 +24,7 @@ export interface NonceGap {
 }
 
 /** Most nonces a gap lists (the ones just above the last executed nonce): a client fills them in order. */
-export const MAX_GAP_NONCES = 10_000n;
+const MAX_GAP_NONCES = 10_000n;
 
 export function nonceGap(n: DbAddressNonces): NonceGap | null {
   const executed = maxNonce(n.executed, n.executed_sponsor);

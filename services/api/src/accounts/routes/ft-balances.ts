@@ -6,7 +6,7 @@ import { getFtBalance, getTokenBalancePage } from '../datastore/token-balances';
 import { markDeprecated } from './account-params';
 
 /** Page sizes of FT balance lists, as the reference API's (`limit` 1–200, 100 when absent). */
-export const FT_BALANCE_LIMITS = { default: 100, max: 200 };
+const FT_BALANCE_LIMITS = { default: 100, max: 200 };
 
 /** `contract_address.contract_name::asset_name`: a fungible token's identifier. */
 const ASSET_IDENTIFIER = /^[A-Z0-9]{28,41}\.[a-zA-Z]([a-zA-Z0-9]|[-_]){0,127}::[a-zA-Z0-9\-_!?+<>=/*]{1,128}$/;

@@ -18,7 +18,7 @@ export function toServerStatusResponse(
   };
 }
 
-export function toChainTipResponse(tip: DbChainTip): ChainTipResponse {
+function toChainTipResponse(tip: DbChainTip): ChainTipResponse {
   const out: ChainTipResponse = {
     block_height: tip.block_height,
     block_hash: tip.block_hash,

@@ -19,7 +19,7 @@ import { toEventResponses } from './event';
 import { int, isoToUnix, str, strOrNull, unixToIso } from './common';
 
 /** `microblock_sequence` of a transaction mined in an anchored block (int4 max), as the reference API shows it. */
-export const ANCHORED_MICROBLOCK_SEQUENCE = 2147483647;
+const ANCHORED_MICROBLOCK_SEQUENCE = 2147483647;
 
 /** Thrown for a row the api cannot represent (an indexer/api mismatch, a 500 — never bad input). */
 export class UnexpectedRowError extends Error {}

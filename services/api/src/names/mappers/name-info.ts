@@ -15,13 +15,13 @@ export interface BnsNameInfoResponse {
 }
 
 /** Blocks after the lease's end during which only the owner can renew (`NAME_GRACE_PERIOD_DURATION`). */
-export const NAME_GRACE_PERIOD = 5000;
+const NAME_GRACE_PERIOD = 5000;
 
 /**
  * When the name's lease started, as the contract's `name-lease-started-at?` says: its registration (or last renewal);
  * for an imported name the namespace's launch when it was imported between reveal and launch, else 0.
  */
-export function leaseStartedAt(row: DbBnsNameState): number {
+function leaseStartedAt(row: DbBnsNameState): number {
   if (row.registered_at !== null) return row.registered_at;
   if (
     row.imported_at !== null &&

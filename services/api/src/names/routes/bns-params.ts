@@ -10,7 +10,7 @@ const MAX_PAGE = 20_000_000;
 const LABEL = /^[a-z0-9\-_]+$/;
 /** The contract's limits: a name is a `(buff 48)`, a namespace a `(buff 20)`. */
 export const MAX_NAME_LENGTH = 48;
-export const MAX_NAMESPACE_LENGTH = 20;
+const MAX_NAMESPACE_LENGTH = 20;
 const MAX_SUBDOMAIN_LABEL_LENGTH = 37;
 
 /** A name the contract could hold: its name and namespace parts, and the label when it is a subdomain. */

@@ -41,7 +41,7 @@ export interface DbRosettaLock {
 }
 
 /** A lock that may expire in a block: an address's latest lock before it. */
-export interface DbRosettaExpiringLock extends DbRosettaLock {
+interface DbRosettaExpiringLock extends DbRosettaLock {
   locked_address: string;
 }
 

@@ -9,10 +9,7 @@ export interface AccountBalanceResponse {
 }
 
 /** The STX an account holds at a block: total, locked (stacked) and spendable (total − locked), as BigInts. */
-export function balanceParts(
-  row: DbRosettaBalance,
-  genesisAllocation: bigint,
-): { total: bigint; locked: bigint; spendable: bigint } {
+function balanceParts(row: DbRosettaBalance, genesisAllocation: bigint): { total: bigint; locked: bigint; spendable: bigint } {
   const total = genesisAllocation + BigInt(row.received) + BigInt(row.rewards) - BigInt(row.sent) - BigInt(row.fees);
   const locked = effectiveLock(row.last_lock, row.burn_block_height, row);
   return { total, locked, spendable: total - locked };

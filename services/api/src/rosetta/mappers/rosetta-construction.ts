@@ -163,7 +163,7 @@ function strip0x(hex: string): string {
 }
 
 /** A serialized token transfer of `network` from a single-signature origin, decoded. */
-export function decodeTransfer(hex: unknown, network: StacksNetworkName): StacksTransactionWire {
+function decodeTransfer(hex: unknown, network: StacksNetworkName): StacksTransactionWire {
   if (typeof hex !== 'string' || !/^(0x)?([0-9a-fA-F]{2})+$/.test(hex))
     throw new RosettaError('invalidTransaction', { reason: 'not hex' });
   let tx: StacksTransactionWire;
@@ -190,7 +190,7 @@ function signatureOf(tx: StacksTransactionWire): string {
   return isSingleSig(c) ? c.signature.data : '';
 }
 
-export function isSigned(tx: StacksTransactionWire): boolean {
+function isSigned(tx: StacksTransactionWire): boolean {
   return !/^0*$/.test(signatureOf(tx));
 }
 

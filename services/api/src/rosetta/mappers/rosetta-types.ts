@@ -1,10 +1,5 @@
 /** Mesh (Rosetta) 1.5.1 shapes the api answers with (`schemas/rosetta/mesh-api-1.5.1.json`). */
 
-export interface NetworkIdentifier {
-  blockchain: string;
-  network: string;
-}
-
 export interface BlockIdentifier {
   index: number;
   hash: string;

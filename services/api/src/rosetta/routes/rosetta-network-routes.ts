@@ -8,7 +8,7 @@ import type { RosettaRoutes } from './rosetta-handler';
 import { checkNetwork } from './rosetta-request';
 
 /** The Mesh specification version these endpoints follow. */
-export const ROSETTA_VERSION = '1.5.1';
+const ROSETTA_VERSION = '1.5.1';
 
 /** `/network/list`, `/network/status`, `/network/options`. */
 export function rosettaNetworkRoutes(ctx: RosettaContext): RosettaRoutes {

@@ -37,7 +37,7 @@ export function optionalObject(body: Body, field: string): Body | undefined {
   return v;
 }
 
-export function requireString(body: Body, field: string, path = field): string {
+function requireString(body: Body, field: string, path = field): string {
   const v = body[field];
   if (typeof v !== 'string' || v.length === 0) throw invalid(path, 'must be a non-empty string');
   return v;

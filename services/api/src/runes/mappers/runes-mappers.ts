@@ -10,7 +10,7 @@ export interface RuneRefResponse {
   spaced_name: string;
 }
 
-export interface RuneLocationResponse {
+interface RuneLocationResponse {
   block_hash: string;
   block_height: number;
   tx_id: string;
@@ -54,7 +54,7 @@ function runeNames(value: string, spacers: number): { name: string; spaced_name:
   return hit;
 }
 
-export function toRuneRef(row: DbRuneRef): RuneRefResponse {
+function toRuneRef(row: DbRuneRef): RuneRefResponse {
   const { name, spaced_name } = runeNames(row.rune, row.spacers);
   return { id: `${row.rune_block}:${row.rune_tx}`, number: row.rune_number, name, spaced_name };
 }

@@ -1,3 +1,0 @@
-export * from './apply-block';
-export * from './bitcoin-block-handler';
-export * from './rollback-block';
