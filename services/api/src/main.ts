@@ -6,7 +6,7 @@ import cluster from 'node:cluster';
 import {
   closeServer,
   clusterWorkerMetrics,
-  createHttpServer,
+  listen,
   createLogger,
   createMetricsRegistry,
   runClusterPrimary,
@@ -42,7 +42,8 @@ async function serve(mode: 'single' | 'worker'): Promise<void> {
     statementTimeoutMs: env.API_STATEMENT_TIMEOUT_MS,
   });
   const metrics = createMetricsRegistry('api');
-  const server = createHttpServer(
+  // Listening does not wait for the database: /readyz stays 503 until it answers.
+  const { server, port } = await listen(
     buildRequestListener({
       db,
       runesDb,
@@ -54,15 +55,9 @@ async function serve(mode: 'single' | 'worker'): Promise<void> {
       schemasDir: env.API_SCHEMAS_DIR,
       rosetta: rosettaOptionsFromEnv(env),
     }),
+    env.API_PORT,
+    env.API_HOST,
   );
-  // Listening does not wait for the database: /readyz stays 503 until it answers.
-  const port = await new Promise<number>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(env.API_PORT, env.API_HOST, () => {
-      const a = server.address();
-      resolve(typeof a === 'object' && a ? a.port : env.API_PORT);
-    });
-  });
   shutdown.register('intake', 'http', () => closeServer(server));
   shutdown.register('database', 'db pool', () => db.destroy());
   shutdown.register('database', 'runes db pool', () => runesDb.close());
