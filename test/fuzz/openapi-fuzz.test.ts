@@ -12,7 +12,7 @@ const ROOT = join(import.meta.dirname, '..', '..');
 /** Installed by `make test` (scripts/fuzz/install-schemathesis.sh). */
 const SCHEMATHESIS = join(ROOT, '.tmp', 'schemathesis', 'bin', 'schemathesis');
 /** Test cases per operation and phase: enough to reach every parameter's edges, bounded for a 2-core CI run. */
-const MAX_EXAMPLES = Number(process.env.FUZZ_MAX_EXAMPLES ?? 20);
+const MAX_EXAMPLES = Number(process.env.FUZZ_MAX_EXAMPLES ?? 10);
 /** Fixed unless FUZZ_SEED says otherwise, so a red run can be repeated exactly. */
 const SEED = process.env.FUZZ_SEED ?? '20261126';
 
