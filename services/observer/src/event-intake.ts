@@ -9,6 +9,7 @@ import {
   InputError,
   PayloadTooLargeError,
   readBody,
+  RequestTimeoutError,
   ServiceUnavailableError,
   toErrorAnswer,
   type BodyPace,
@@ -16,7 +17,7 @@ import {
 import { BusRecordRejectedError, BusUnavailableError, encodeEnvelope, type BusProducer } from '@bda/bus';
 import { checkNodeEvent } from './check-node-event';
 import type { IndexerPacer } from './indexer-pacer';
-import { BodyTimeoutError, PeerNotAllowedError } from './intake-errors';
+import { PeerNotAllowedError } from './intake-errors';
 import { NODE_EVENT_SCHEMAS } from './payload-schemas';
 import type { PeerAllowList } from './peer-allow-list';
 
@@ -193,7 +194,7 @@ async function readRequestBody(
   if (raw === 'too_large') throw tooLarge();
   if (raw === 'aborted') throw new InputError('the client aborted the request body');
   if (raw === 'too_slow') {
-    throw new BodyTimeoutError(
+    throw new RequestTimeoutError(
       `the body arrived slower than ${opts.pace!.minBytesPerSecond} bytes a second after ${opts.pace!.graceMs} ms`,
     );
   }

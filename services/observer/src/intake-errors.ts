@@ -5,9 +5,3 @@ export class PeerNotAllowedError extends AppError {
   readonly status = 403;
   readonly error = 'forbidden';
 }
-
-/** The body arrived slower than the observer's minimum rate (`OBSERVER_BODY_MIN_RATE`): 408, connection closed. */
-export class BodyTimeoutError extends AppError {
-  readonly status = 408;
-  readonly error = 'request_timeout';
-}
