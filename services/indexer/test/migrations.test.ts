@@ -72,7 +72,8 @@ describe('indexer migrations', () => {
             `SELECT c.relname || '.' || a.attname AS "column", co.collname AS collation
                FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_collation co ON co.oid = a.attcollation
               WHERE c.relnamespace = 'public'::regnamespace AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped
-                AND c.relname NOT LIKE 'knex_migrations_indexer%'`,
+                AND c.relname NOT LIKE 'knex_migrations_indexer%'
+              ORDER BY 1`,
           )) as { rows: Array<{ column: string; collation: string }> }
         ).rows;
       await migrateLatest(icu);
