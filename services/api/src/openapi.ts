@@ -46,6 +46,7 @@ export function loadSchemaSources(dir: string = DEFAULT_SCHEMAS_DIR): SchemaSour
   mergeSchemaFragment(dir, RUNES_SCHEMAS_PATH, 'openapi-runes.json', document, components);
   mergeSchemaFragment(dir, NAMES_SCHEMAS_PATH, 'openapi-names.json', document, components);
   mergeSchemaFragment(dir, ACCOUNTS_SCHEMAS_PATH, 'openapi-accounts.json', document, components);
+  mergeSchemaFragment(dir, CHAIN_SCHEMAS_PATH, 'openapi-chain.json', document, components);
   return { document, components };
 }
 
@@ -54,6 +55,9 @@ export const RUNES_SCHEMAS_PATH = 'runes';
 
 /** Where the accounts family (balances, ADR 0024) keeps its JSON Schemas and OpenAPI fragment, relative to `schemas/`. */
 export const ACCOUNTS_SCHEMAS_PATH = 'accounts';
+
+/** Where the chain family's newer endpoints (blocks, burn blocks, microblocks, mempool, stacking) keep theirs. */
+export const CHAIN_SCHEMAS_PATH = 'chain';
 
 /** Where the naming family (BNS) keeps its JSON Schemas and OpenAPI fragment, relative to `schemas/`. */
 export const NAMES_SCHEMAS_PATH = 'names';
