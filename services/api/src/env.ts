@@ -68,6 +68,28 @@ export const apiEnvSchema = z
     ROSETTA_GENESIS_BALANCES_FILE: z.string().min(1).optional(),
     /** Timeout of each node RPC call of the Rosetta construction endpoints, ms. */
     ROSETTA_NODE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
+    /**
+     * Live updates (ADR 0025): socket.io at `/socket.io/` and JSON-RPC over WebSocket at `/extended/v1/ws`, fed by the
+     * indexer's LISTEN/NOTIFY announcements. `false`: no WebSocket endpoint and no LISTEN connection.
+     */
+    LIVE_ENABLED: envBoolean.default(true),
+    /**
+     * Where the live listener runs `LISTEN` (one connection per api process). Default: DATABASE_URL. Set it to the
+     * primary the indexer writes when DATABASE_URL is a streaming replica, which does not relay notifications.
+     */
+    LIVE_LISTEN_DATABASE_URL: z.string().min(1).optional(),
+    /** Topics one live connection may hold at once; a subscription past it is refused with an error. */
+    LIVE_MAX_SUBSCRIPTIONS: z.coerce.number().int().min(1).max(10_000).default(100),
+    /** Bytes of messages a live connection may leave unread before it is dropped (close code 4008). */
+    LIVE_MAX_BUFFERED_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .default(1024 * 1024),
+    /** Time a dropped live connection gets to receive its close frame before its socket is destroyed, ms. */
+    LIVE_DROP_GRACE_MS: z.coerce.number().int().min(0).default(2_000),
+    /** WebSocket ping period of live connections, ms; one that did not answer the previous ping is closed. */
+    LIVE_PING_INTERVAL_MS: z.coerce.number().int().min(1_000).default(25_000),
   })
   .superRefine((env, ctx) => {
     if (env.ROSETTA_OFFLINE && env.ROSETTA_NETWORK === 'auto') {
@@ -122,6 +144,16 @@ export function rosettaOptionsFromEnv(env: ApiEnv): RosettaOptions {
     nodeRpcUrls: env.ROSETTA_NODE_RPC_URLS,
     nodeTimeoutMs: env.ROSETTA_NODE_TIMEOUT_MS,
     genesisBalancesFile: env.ROSETTA_GENESIS_BALANCES_FILE,
+  };
+}
+
+/** The live endpoints' limits of the environment (`LiveLimits` of `src/live/`). */
+export function liveLimitsFromEnv(env: ApiEnv) {
+  return {
+    maxSubscriptions: env.LIVE_MAX_SUBSCRIPTIONS,
+    maxBufferedBytes: env.LIVE_MAX_BUFFERED_BYTES,
+    dropGraceMs: env.LIVE_DROP_GRACE_MS,
+    pingIntervalMs: env.LIVE_PING_INTERVAL_MS,
   };
 }
 

@@ -15,7 +15,8 @@ import {
 } from '@bda/common';
 import { createDb } from '@bda/db';
 import { buildRequestListener } from './build-app';
-import { loadApiEnv, pageLimitsFromEnv, rosettaOptionsFromEnv } from './env';
+import { liveLimitsFromEnv, loadApiEnv, pageLimitsFromEnv, rosettaOptionsFromEnv } from './env';
+import { attachLive } from './live';
 import { createRunesDb } from './runes';
 
 const env = loadApiEnv();
@@ -58,6 +59,17 @@ async function serve(mode: 'single' | 'worker'): Promise<void> {
     env.API_PORT,
     env.API_HOST,
   );
+  // Live updates on the same server (ADR 0025); closed before it, so that open WebSockets do not hold it open.
+  if (env.LIVE_ENABLED) {
+    const live = await attachLive({
+      server,
+      db,
+      listenUrl: env.LIVE_LISTEN_DATABASE_URL ?? env.DATABASE_URL,
+      logger,
+      limits: liveLimitsFromEnv(env),
+    });
+    shutdown.register('intake', 'live updates', () => live.close());
+  }
   shutdown.register('intake', 'http', () => closeServer(server));
   shutdown.register('database', 'db pool', () => db.destroy());
   shutdown.register('database', 'runes db pool', () => runesDb.close());

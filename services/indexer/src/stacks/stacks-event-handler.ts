@@ -7,6 +7,7 @@ import { DeferredReadModels } from './read-models';
 import { applyBurnBlock } from './apply-burn-block';
 import { applyDropMempoolTxs, applyNewMempoolTxs, prepareNewMempoolTxs } from './apply-mempool';
 import { applyNewMicroblocks } from './apply-microblocks';
+import { LiveAnnouncer } from './live-announcer';
 import type { NodeAttachment, NodeBlock, NodeBurnBlock, NodeDropMempoolTx, NodeMicroblocks } from './node-payloads';
 import { DEFAULT_PARKING_BOUNDS, type ParkingBounds } from './parked-blocks';
 
@@ -17,7 +18,10 @@ import { DEFAULT_PARKING_BOUNDS, type ParkingBounds } from './parked-blocks';
  */
 export function stacksEventHandler(logger: Logger, parking: ParkingBounds = DEFAULT_PARKING_BOUNDS) {
   const readModels = new DeferredReadModels();
+  // Announces what each transaction made canonical (and the mempool's changes) as it commits (ADR 0025).
+  const live = new LiveAnnouncer();
   const handle = async (trx: Knex.Transaction, env: Envelope): Promise<void> => {
+    await live.note(trx, env);
     switch (env.path) {
       case '/new_block':
         await applyNewBlock(trx, env.body as NodeBlock, env.received_at, readModels, parking);
@@ -50,7 +54,13 @@ export function stacksEventHandler(logger: Logger, parking: ParkingBounds = DEFA
   return {
     handle,
     prepare,
-    beforeCommit: (trx: Knex.Transaction) => readModels.flush(trx),
-    onBatchStart: () => readModels.reset(),
+    beforeCommit: async (trx: Knex.Transaction) => {
+      await readModels.flush(trx);
+      await live.flush(trx);
+    },
+    onBatchStart: () => {
+      readModels.reset();
+      live.reset();
+    },
   };
 }
