@@ -33,6 +33,8 @@ import * as m041 from './041-token-balance-changes';
 import * as m042 from './042-token-balances';
 import * as m043 from './043-nft-owner-changes';
 import * as m044 from './044-nonce-lookups';
+import * as m050 from './050-chain-block-lookups';
+import * as m051 from './051-chain-read-models';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -75,6 +77,8 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['042-token-balances', m042],
   ['043-nft-owner-changes', m043],
   ['044-nonce-lookups', m044],
+  ['050-chain-block-lookups', m050],
+  ['051-chain-read-models', m051],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */

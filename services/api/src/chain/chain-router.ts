@@ -4,6 +4,7 @@ import { blocksRouter } from './routes/blocks';
 import type { RouteContext } from './routes/context';
 import { statusRouter } from './routes/status';
 import { transactionsRouter } from './routes/transactions';
+import { v1BlocksRouter } from './routes/v1-blocks';
 
 /**
  * The `/extended` chain family (blocks, transactions, mempool, an address's history): each read one prepared
@@ -11,6 +12,6 @@ import { transactionsRouter } from './routes/transactions';
  */
 export function chainRouter(ctx: RouteContext): Router {
   const router = Router();
-  router.use(statusRouter(ctx), blocksRouter(ctx), transactionsRouter(ctx), addressRouter(ctx));
+  router.use(statusRouter(ctx), blocksRouter(ctx), v1BlocksRouter(ctx), transactionsRouter(ctx), addressRouter(ctx));
   return router;
 }

@@ -3,6 +3,7 @@ import type { DbAddressTx } from '@bda/db';
 import { PG_TYPE } from '../binary-array';
 import { arrayParameter, runPrepared } from '../write-statements';
 import { addCanonicalAccountBlocks, removeAccountBlocks } from '../accounts';
+import { addCanonicalChainBlocks, removeChainBlocks } from '../chain';
 
 /** Microblock sequence used for anchored transactions in the per-address ordering (sorts after microblock txs). */
 export const ANCHORED_SEQUENCE = 2147483647;
@@ -25,6 +26,7 @@ export async function addCanonicalBlockReadModels(trx: Knex.Transaction, blockHa
   // A prepared statement: planning this one costs more than running it for a block or two.
   await runPrepared(trx, ADD_READ_MODELS_SQL, [blockHashes]);
   await addCanonicalAccountBlocks(trx, blockHashes);
+  await addCanonicalChainBlocks(trx, blockHashes);
 }
 
 const ADDRESS_TXS_CTES = `parties AS (
@@ -73,6 +75,7 @@ export async function removeAddressTxs(trx: Knex.Transaction, blockHashes: strin
     { hashes: blockHashes },
   );
   await removeAccountBlocks(trx, blockHashes);
+  await removeChainBlocks(trx, blockHashes);
 }
 
 /**
@@ -212,6 +215,7 @@ export class DeferredReadModels {
     const { rows, txIds, blocks } = this;
     this.reset();
     await addCanonicalAccountBlocks(trx, blocks);
+    await addCanonicalChainBlocks(trx, blocks);
     const column = <K extends keyof DbAddressTx>(k: K, oid: number) =>
       arrayParameter(
         rows.map((r) => r[k]),

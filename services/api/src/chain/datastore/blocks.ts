@@ -32,7 +32,7 @@ const BLOCK_COLUMNS: string[] = [
 ];
 
 /** `alias.<column>` for each block column. */
-function blockSelect(alias: string): string {
+export function blockSelect(alias: string): string {
   return BLOCK_COLUMNS.map((c) => `${alias}.${c}`).join(', ');
 }
 

@@ -1,0 +1,100 @@
+import type { Knex } from 'knex';
+import type { DbChainTip } from '@bda/db';
+import { FROM_TIP, TIP_SELECT, tipOf, type TipColumns } from '../../datastore/chain-tip';
+import { query, rowsCarrying, statement } from '../../datastore/read-statement';
+import { blockSelect, type DbBlockRow } from './blocks';
+
+/**
+ * A block with what the reference API's v1 `Block` adds to it: its transaction ids in the reference's order (anchored
+ * ones first, then microblock ones from the newest microblock; each part from the highest position down), the
+ * microblock each one came in, the microblocks it confirmed (accepted) and those streamed on top of it that were not
+ * orphaned.
+ */
+export type DbV1BlockRow = DbBlockRow & {
+  tx_ids: string[] | null;
+  tx_microblocks: Array<string | null> | null;
+  accepted: string[] | null;
+  streamed: string[] | null;
+};
+
+/**
+ * The laterals of a v1 block `b`: its transactions (index `txs_block`), the microblocks it confirmed (index
+ * `microblocks_confirmed_by`) and the unorphaned ones built on it (index `microblocks_parent`).
+ */
+const V1_BLOCK_PARTS = `LEFT JOIN LATERAL (
+     SELECT array_agg(t.tx_id ORDER BY coalesce(t.microblock_sequence, 2147483647) DESC, t.tx_index DESC) AS tx_ids,
+            array_agg(t.microblock_hash ORDER BY coalesce(t.microblock_sequence, 2147483647) DESC, t.tx_index DESC) AS tx_microblocks
+     FROM txs t WHERE t.index_block_hash = b.index_block_hash
+   ) tx ON true
+   LEFT JOIN LATERAL (
+     SELECT array_agg(m.microblock_hash ORDER BY m.microblock_sequence) AS accepted
+     FROM microblocks m WHERE m.index_block_hash = b.index_block_hash AND m.canonical
+   ) acc ON true
+   LEFT JOIN LATERAL (
+     SELECT array_agg(m.microblock_hash ORDER BY m.microblock_sequence) AS streamed
+     FROM microblocks m WHERE m.parent_index_block_hash = b.index_block_hash AND m.microblock_canonical
+   ) st ON true`;
+
+const V1_PARTS_SELECT = 'tx.tx_ids, tx.tx_microblocks, acc.accepted, st.streamed';
+
+/** One canonical block found by `where` (over `x`), the highest if several match, with its v1 parts and the tip. */
+function oneBlock(where: string): ReturnType<typeof statement> {
+  return statement(
+    `SELECT ${TIP_SELECT}, ${blockSelect('b')}, ${V1_PARTS_SELECT}
+     FROM ${FROM_TIP}
+     LEFT JOIN LATERAL (
+       SELECT ${blockSelect('x')} FROM blocks x WHERE x.canonical AND ${where} ORDER BY x.block_height DESC LIMIT 1
+     ) b ON true
+     ${V1_BLOCK_PARTS}`,
+  );
+}
+
+/** How `/extended/v1/block/…` names a block. */
+export type V1BlockKey =
+  | { kind: 'height'; height: number }
+  | { kind: 'hash'; hash: string }
+  | { kind: 'burnHeight'; height: number }
+  | { kind: 'burnHash'; hash: string };
+
+const BY_KEY: Record<V1BlockKey['kind'], ReturnType<typeof statement>> = {
+  // `blocks_canonical_height`
+  height: oneBlock('x.block_height = $1::int'),
+  // The reference's v1 lookup is by block hash only (`blocks_block_hash_index`).
+  hash: oneBlock('x.block_hash = $1::text'),
+  // The newest canonical block of the burn block (`blocks_canonical_burn_height`, `blocks_canonical_burn_hash`).
+  burnHeight: oneBlock('x.burn_block_height = $1::int'),
+  burnHash: oneBlock('x.burn_block_hash = $1::text'),
+};
+
+type V1Row = TipColumns & { index_block_hash: string | null };
+
+export async function getV1Block(db: Knex, key: V1BlockKey): Promise<{ tip: DbChainTip | null; block: DbV1BlockRow | null }> {
+  const value = key.kind === 'height' || key.kind === 'burnHeight' ? key.height : key.hash;
+  const [row] = await query<V1Row>(db, BY_KEY[key.kind], [value]);
+  return { tip: tipOf(row!), block: rowsCarrying<DbV1BlockRow>([row!], 'index_block_hash')[0] ?? null };
+}
+
+/**
+ * A page of `/extended/v1/block`: canonical heights are contiguous from the lowest indexed one (from the tip's block
+ * count) to the tip, so the page is the height range from the tip less `$2` (offset) down `$1` (limit) blocks
+ * (`blocks_canonical_height`), each with its v1 parts. Heights in int8, so a huge offset cannot overflow.
+ */
+const V1_BLOCK_PAGE = statement(
+  `SELECT ${TIP_SELECT}, ${blockSelect('b')}, ${V1_PARTS_SELECT}
+   FROM ${FROM_TIP}
+   CROSS JOIN LATERAL (
+     SELECT tip.block_height - $2::int8 AS high, tip.block_height - tip.block_count + 1::int8 AS lowest
+   ) r
+   LEFT JOIN blocks b
+     ON b.canonical AND b.block_height BETWEEN greatest(r.high - $1::int8 + 1, r.lowest) AND r.high
+   ${V1_BLOCK_PARTS}
+   ORDER BY b.block_height DESC`,
+);
+
+export async function getV1BlockPage(
+  db: Knex,
+  page: { limit: number; offset: number },
+): Promise<{ tip: DbChainTip | null; rows: DbV1BlockRow[] }> {
+  const rows = await query<V1Row>(db, V1_BLOCK_PAGE, [page.limit, page.offset]);
+  return { tip: tipOf(rows[0]!), rows: rowsCarrying<DbV1BlockRow>(rows, 'index_block_hash') };
+}

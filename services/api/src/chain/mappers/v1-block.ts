@@ -1,0 +1,91 @@
+import type { DbBlockRow } from '../datastore/blocks';
+import type { DbV1BlockRow } from '../datastore/v1-blocks';
+import { toBlockResponse } from './block';
+
+/** The reference API's v1 `Block`. */
+export interface V1BlockResponse {
+  canonical: boolean;
+  height: number;
+  hash: string;
+  block_time: number;
+  block_time_iso: string;
+  tenure_height: number;
+  index_block_hash: string;
+  parent_block_hash: string;
+  burn_block_time: number;
+  burn_block_time_iso: string;
+  burn_block_hash: string;
+  burn_block_height: number;
+  miner_txid: string;
+  execution_cost_read_count: number;
+  execution_cost_read_length: number;
+  execution_cost_runtime: number;
+  execution_cost_write_count: number;
+  execution_cost_write_length: number;
+  txs: string[];
+  parent_microblock_hash: string;
+  parent_microblock_sequence: number;
+  microblocks_accepted: string[];
+  microblocks_streamed: string[];
+  microblock_tx_count: Record<string, number>;
+}
+
+export interface V1BlockListResponse {
+  limit: number;
+  offset: number;
+  total: number;
+  results: V1BlockResponse[];
+}
+
+const NO_MICROBLOCK = /^(0x)?0*$/;
+
+/**
+ * The parent microblock as the reference shows it: `''` and `-1` when the block confirms no microblock (the node
+ * sends a zero hash then).
+ */
+export function parentMicroblock(b: Pick<DbBlockRow, 'parent_microblock_hash' | 'parent_microblock_sequence'>): {
+  parent_microblock_hash: string;
+  parent_microblock_sequence: number;
+} {
+  return NO_MICROBLOCK.test(b.parent_microblock_hash)
+    ? { parent_microblock_hash: '', parent_microblock_sequence: -1 }
+    : { parent_microblock_hash: b.parent_microblock_hash, parent_microblock_sequence: b.parent_microblock_sequence };
+}
+
+/**
+ * A block row with its transactions and microblocks in the v1 shape. Times, tenure height and `miner_txid` fall back
+ * as in the v2 shape (`toBlockResponse`); `microblock_tx_count` counts, for each accepted microblock, the block's
+ * transactions that came in it.
+ */
+export function toV1BlockResponse(row: DbV1BlockRow): V1BlockResponse {
+  const v2 = toBlockResponse(row);
+  const accepted = row.accepted ?? [];
+  const counts: Record<string, number> = {};
+  for (const m of accepted) counts[m] = 0;
+  for (const m of row.tx_microblocks ?? []) if (m !== null && m in counts) counts[m]! += 1;
+  return {
+    canonical: v2.canonical,
+    height: v2.height,
+    hash: v2.hash,
+    block_time: v2.block_time,
+    block_time_iso: v2.block_time_iso,
+    tenure_height: v2.tenure_height,
+    index_block_hash: v2.index_block_hash,
+    parent_block_hash: v2.parent_block_hash,
+    burn_block_time: v2.burn_block_time,
+    burn_block_time_iso: v2.burn_block_time_iso,
+    burn_block_hash: v2.burn_block_hash,
+    burn_block_height: v2.burn_block_height,
+    miner_txid: v2.miner_txid,
+    execution_cost_read_count: v2.execution_cost_read_count,
+    execution_cost_read_length: v2.execution_cost_read_length,
+    execution_cost_runtime: v2.execution_cost_runtime,
+    execution_cost_write_count: v2.execution_cost_write_count,
+    execution_cost_write_length: v2.execution_cost_write_length,
+    txs: row.tx_ids ?? [],
+    ...parentMicroblock(row),
+    microblocks_accepted: accepted,
+    microblocks_streamed: row.streamed ?? [],
+    microblock_tx_count: counts,
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * `/extended/v1/block…` over recorded fixtures replayed through the real observer and indexer, against the chain
+ * computed from the fixture's raw events (chain-fixture-oracle.ts): every canonical block, its transaction ids in the
+ * reference's order, its burn block, and (on the microblock recording) the microblocks it accepted and streamed.
+ */
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { testInfra, expectMessage } from '@bda/test-support';
+import { startApi, type ApiHarness } from './support/api-harness';
+import { chainOracle, v1TxOrder, type ChainOracle, type OracleBlock } from './chain-fixture-oracle';
+
+const WARNING = '299 - "Deprecated: Endpoint is deprecated"';
+
+describe.each(['mocknet.tsv', 'mainnet-reorg-scenario1.tsv'])('v1 blocks over %s', (fixture) => {
+  let api: ApiHarness;
+  let oracle: ChainOracle;
+
+  beforeAll(async () => {
+    oracle = chainOracle(fixture);
+    api = await startApi(testInfra().databaseUrl, { fixture });
+  }, 180_000);
+
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  const expectBlock = (got: Record<string, unknown>, b: OracleBlock) => {
+    expect(got).toMatchObject({
+      canonical: true,
+      height: b.block_height,
+      hash: b.block_hash,
+      index_block_hash: b.index_block_hash,
+      burn_block_hash: b.burn_block_hash,
+      burn_block_height: b.burn_block_height,
+      burn_block_time: b.burn_block_time,
+      burn_block_time_iso: new Date(b.burn_block_time * 1000).toISOString(),
+      txs: v1TxOrder(b),
+    });
+  };
+
+  it('lists the canonical blocks newest first, 20 a page, with the canonical count as total', async () => {
+    const res = await api.get('/extended/v1/block');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('warning')).toBe(WARNING);
+    expect(res.body).toMatchObject({ limit: 20, offset: 0, total: oracle.canonical.length });
+    const newest = [...oracle.canonical].reverse();
+    expect(res.body.results.map((b: { height: number }) => b.height)).toEqual(newest.slice(0, 20).map((b) => b.block_height));
+    res.body.results.forEach((got: Record<string, unknown>, i: number) => expectBlock(got, newest[i]!));
+  });
+
+  it('pages every canonical block exactly once', async () => {
+    const seen: string[] = [];
+    for (let offset = 0; offset < oracle.canonical.length + 7; offset += 7) {
+      const res = await api.get(`/extended/v1/block?limit=7&offset=${offset}`);
+      expect(res.status).toBe(200);
+      seen.push(...res.body.results.map((b: { index_block_hash: string }) => b.index_block_hash));
+    }
+    expect(seen).toEqual([...oracle.canonical].reverse().map((b) => b.index_block_hash));
+  });
+
+  it('answers each canonical block by height and by hash, and no orphaned one', async () => {
+    for (const b of oracle.canonical) {
+      const byHeight = await api.get(`/extended/v1/block/by_height/${b.block_height}`);
+      expectMessage(`height ${b.block_height}`, () => expect(byHeight.status).toBe(200));
+      expect(byHeight.headers.get('warning')).toBe(WARNING);
+      expectBlock(byHeight.body, b);
+      const byHash = await api.get(`/extended/v1/block/${b.block_hash}`);
+      expect(byHash.body).toEqual(byHeight.body);
+    }
+    for (const o of oracle.blocks.filter((b) => !b.canonical)) {
+      const res = await api.get(`/extended/v1/block/${o.block_hash}`);
+      expect(res.status).toBe(404);
+    }
+    const past = await api.get(`/extended/v1/block/by_height/${oracle.tip.block_height + 1}`);
+    expect(past.status).toBe(404);
+    expect(past.body).toEqual({ error: 'not_found', message: expect.stringContaining('height') });
+  });
+
+  it('answers the newest canonical block of each burn block, by burn height and burn hash', async () => {
+    for (const burn of oracle.burnBlocks) {
+      const newest = burn.blocks[burn.blocks.length - 1]!;
+      const byHeight = await api.get(`/extended/v1/block/by_burn_block_height/${burn.burn_block_height}`);
+      expectMessage(`burn height ${burn.burn_block_height}`, () => expect(byHeight.status).toBe(200));
+      expectBlock(byHeight.body, newest);
+      const byHash = await api.get(
+        `/extended/v1/block/by_burn_block_hash/${burn.burn_block_hash.toUpperCase().replace('0X', '0x')}`,
+      );
+      expectBlock(byHash.body, newest);
+    }
+    const missing = await api.get(`/extended/v1/block/by_burn_block_height/${oracle.tip.burn_block_height + 1}`);
+    expect(missing.status).toBe(404);
+  });
+
+  it('redirects a hash without 0x to the 0x form, as the reference does', async () => {
+    const b = oracle.canonical[1]!;
+    const res = await request(api.server)
+      .get(`/extended/v1/block/${b.block_hash.slice(2)}`)
+      .redirects(0);
+    expect(res.status).toBe(302);
+    expect(res.headers['location']).toBe(`/extended/v1/block/${b.block_hash}`);
+    const burn = await request(api.server)
+      .get(`/extended/v1/block/by_burn_block_hash/${b.burn_block_hash.slice(2)}`)
+      .redirects(0);
+    expect(burn.status).toBe(302);
+    expect(burn.headers['location']).toBe(`/extended/v1/block/by_burn_block_hash/${b.burn_block_hash}`);
+  });
+
+  it('answers malformed input with a 400 naming the parameter', async () => {
+    for (const [path, name] of [
+      ['/extended/v1/block/by_height/-1', 'height'],
+      ['/extended/v1/block/by_height/1.5', 'height'],
+      ['/extended/v1/block/by_burn_block_height/abc', 'burn_block_height'],
+      ['/extended/v1/block/0x1234', 'hash'],
+      [`/extended/v1/block/by_burn_block_hash/${'z'.repeat(64)}`, 'burn_block_hash'],
+      ['/extended/v1/block?limit=31', 'limit'],
+      ['/extended/v1/block?offset=-1', 'offset'],
+    ] as const) {
+      const res = await api.get(path);
+      expectMessage(path, () => expect(res.status).toBe(400));
+      expect(res.body.message).toContain(name);
+    }
+  });
+});
+
+describe('v1 blocks over mainnet-out-of-order-microblock.tsv', () => {
+  let api: ApiHarness;
+  let oracle: ChainOracle;
+
+  beforeAll(async () => {
+    oracle = chainOracle('mainnet-out-of-order-microblock.tsv');
+    api = await startApi(testInfra().databaseUrl, { fixture: 'mainnet-out-of-order-microblock.tsv' });
+  }, 180_000);
+
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  /** The microblocks a block confirmed, from its own transactions: by sequence, with how many of its transactions each carried. */
+  const accepted = (b: OracleBlock) => {
+    const counts = new Map<string, { seq: number; n: number }>();
+    for (const t of b.txs) {
+      if (!t.microblock_hash) continue;
+      const c = counts.get(t.microblock_hash) ?? { seq: t.microblock_sequence!, n: 0 };
+      c.n += 1;
+      counts.set(t.microblock_hash, c);
+    }
+    return [...counts.entries()].sort((a, b) => a[1].seq - b[1].seq);
+  };
+
+  it('shows the parent microblock, the accepted and streamed microblocks and their transaction counts', async () => {
+    let sawMicroblocks = false;
+    for (const [i, b] of oracle.canonical.entries()) {
+      const res = await api.get(`/extended/v1/block/by_height/${b.block_height}`);
+      expect(res.status).toBe(200);
+      const acc = accepted(b);
+      if (acc.length > 0) sawMicroblocks = true;
+      const none = /^0x0*$/.test(b.parent_microblock);
+      expect(res.body).toMatchObject({
+        txs: v1TxOrder(b),
+        parent_microblock_hash: none ? '' : b.parent_microblock,
+        parent_microblock_sequence: none ? -1 : b.parent_microblock_sequence,
+        microblocks_accepted: acc.map(([h]) => h),
+        microblock_tx_count: Object.fromEntries(acc.map(([h, c]) => [h, c.n])),
+      });
+      const child = oracle.canonical[i + 1];
+      if (child) expect(res.body.microblocks_streamed).toEqual(accepted(child).map(([h]) => h));
+    }
+    expect(sawMicroblocks).toBe(true);
+  });
+});

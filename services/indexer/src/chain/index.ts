@@ -1,0 +1,1 @@
+export { addCanonicalChainBlocks, removeChainBlocks } from './chain-read-models';
