@@ -20,9 +20,13 @@
  *
  *   npx tsx bench/proxy/run.ts
  *   env: BENCH_SECONDS=10 BENCH_CONNECTIONS=64 BENCH_ROUNDS=3 GATEWAY_WORKERS=<cores> BENCH_TARGETS=direct,nginx,gateway,…
+ *        BENCH_BASELINE=<dir> BENCH_BASELINE_TARGETS=gateway+redis (another gateway in the same run), BENCH_CPU_PROF=<dir>
+ *
+ * CPU per request: the user + system time of the target's processes (the stub, nginx's master and workers, a gateway's
+ * primary and workers) during the throughput run, divided by the requests wrk counted in it.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { get } from 'node:http';
 import { join } from 'node:path';
@@ -43,6 +47,16 @@ const WORKERS = Number(process.env.GATEWAY_WORKERS ?? CORES);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** The stub node's tip height (bench/proxy/stub-node.ts): a target that answers it proxied to the stub. */
 const STUB_TIP_HEIGHT = 1234567;
+/** Directory for V8 CPU profiles of the gateways (`--cpu-prof`, one file per process, written when it stops). */
+const CPU_PROF_DIR = process.env.BENCH_CPU_PROF;
+const CLOCK_TICKS = 100; // getconf CLK_TCK on Linux
+/**
+ * Another gateway to measure in the same run, e.g. the last commit's (`git archive HEAD services/gateway | tar -x -C
+ * .tmp/gw-before`): the directory holding its `services/gateway/src/main.ts`, under the repository so that it finds
+ * node_modules. Its targets are named `<target> (before)`; BENCH_BASELINE_TARGETS says which (default gateway+redis).
+ */
+const BASELINE = process.env.BENCH_BASELINE;
+const BASELINE_TARGETS = new Set((process.env.BENCH_BASELINE_TARGETS ?? 'gateway+redis').split(','));
 const TARGETS = new Set((process.env.BENCH_TARGETS ?? 'direct,nginx,gateway,gateway+redis,gateway+mem').split(','));
 
 interface Result {
@@ -53,6 +67,8 @@ interface Result {
   p50: number;
   p99: number;
   errors: number;
+  /** CPU time (user + system) of the target's processes per request of the throughput run, in µs. */
+  cpuUs: number;
 }
 
 const children: ChildProcess[] = [];
@@ -99,17 +115,18 @@ async function waitHttp(url: string, ms = 60_000): Promise<void> {
 }
 
 /** Parses wrk's output: Requests/sec, latency percentiles and non-2xx counts. */
-function parseWrk(out: string): { rps: number; p50: number; p99: number; errors: number } {
+function parseWrk(out: string): { rps: number; requests: number; p50: number; p99: number; errors: number } {
   const toMs = (v: string, unit: string) => Number(v) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 1);
   const pct = (p: string) => {
     const m = new RegExp(`\\s${p}%\\s+([\\d.]+)(us|ms|s|m)`).exec(out);
     return m ? toMs(m[1]!, m[2]!) : NaN;
   };
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
+  const requests = Number(/(\d+) requests in /.exec(out)?.[1] ?? NaN);
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
   const sock = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   const sockErrors = sock ? sock.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
-  return { rps, p50: pct('50'), p99: pct('99'), errors: non2xx + sockErrors };
+  return { rps, requests, p50: pct('50'), p99: pct('99'), errors: non2xx + sockErrors };
 }
 
 function wrk(url: string, connections: number, seconds: number, headers: string[]): string {
@@ -128,13 +145,50 @@ function wrk(url: string, connections: number, seconds: number, headers: string[
   return execFileSync('wrk', args, { encoding: 'utf8' });
 }
 
-async function measure(name: string, url: string, procs: number, headers: string[] = []): Promise<Result> {
+/** A process and its descendants (a cluster primary and its workers, nginx's master and workers). */
+function processTree(root: number): number[] {
+  const parent = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Field 4 (ppid) follows the command name in parentheses, which may itself hold spaces.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      parent.set(Number(entry), Number(fields[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out = [root];
+  for (let i = 0; i < out.length; i++) for (const [pid, ppid] of parent) if (ppid === out[i]) out.push(pid);
+  return out;
+}
+
+/** User + system CPU seconds used so far by these processes (/proc/<pid>/stat utime + stime). */
+function cpuSeconds(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks / CLOCK_TICKS;
+}
+
+async function measure(name: string, url: string, procs: number, pid: number, headers: string[] = []): Promise<Result> {
   wrk(url, CONNECTIONS, 2, headers); // warm-up: connections, JIT, key cache
+  const pids = processTree(pid);
+  const cpuBefore = cpuSeconds(pids);
   const load = parseWrk(wrk(url, CONNECTIONS, SECONDS, headers));
+  const cpuUs = ((cpuSeconds(pids) - cpuBefore) / load.requests) * 1e6;
   const lat = parseWrk(wrk(url, 1, Math.max(3, Math.round(SECONDS / 2)), headers));
-  const r = { name, rps: load.rps, procs, p50: lat.p50, p99: lat.p99, errors: load.errors + lat.errors };
+  const r = { name, rps: load.rps, procs, p50: lat.p50, p99: lat.p99, errors: load.errors + lat.errors, cpuUs };
   console.log(
-    `  ${name.padEnd(14)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${r.p50.toFixed(3)} ms   p99 ${r.p99.toFixed(3)} ms${r.errors ? `   (${r.errors} errors)` : ''}`,
+    `  ${name.padEnd(14)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${r.p50.toFixed(3)} ms   p99 ${r.p99.toFixed(3)} ms   CPU ${r.cpuUs.toFixed(0)} µs/req${r.errors ? `   (${r.errors} errors)` : ''}`,
   );
   return r;
 }
@@ -166,7 +220,10 @@ function httpGetText(url: string): Promise<string> {
   });
 }
 
-async function startGateway(env: Record<string, string>): Promise<{ port: number; adminPort: number; child: ChildProcess }> {
+async function startGateway(
+  env: Record<string, string>,
+  root = ROOT,
+): Promise<{ port: number; adminPort: number; child: ChildProcess }> {
   const port = await freePort();
   // The admin listener (`/metrics`) of each gateway on a port of its own (its default, 3998, would be shared).
   let adminPort = await freePort();
@@ -175,7 +232,12 @@ async function startGateway(env: Record<string, string>): Promise<{ port: number
   const log = join(TMP, `gateway-${port}.log`);
   const child = spawnChild(
     process.execPath,
-    ['--import', 'tsx', join(ROOT, 'services/gateway/src/main.ts')],
+    [
+      ...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []),
+      '--import',
+      'tsx',
+      join(root, 'services/gateway/src/main.ts'),
+    ],
     {
       GATEWAY_PORT: String(port),
       GATEWAY_ADMIN_PORT: String(adminPort),
@@ -241,7 +303,6 @@ async function main(): Promise<void> {
 
   const stubPort = await freePort();
   const stub = spawnChild(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/proxy/stub-node.ts'), String(stubPort)]);
-  void stub;
   await waitHttp(`http://127.0.0.1:${stubPort}/v2/info`);
 
   const pg = await startPostgres({ dataDir: join(TMP, 'pg'), fresh: true });
@@ -269,25 +330,43 @@ async function main(): Promise<void> {
     API_HEALTH_PATH: '',
     NODE_RPC_ROUTES: 'GET /v2/info',
   };
-  const targets: Array<{ name: string; url: string; procs: number; headers: string[]; port?: number; adminPort?: number }> = [
+  const targets: Array<{
+    name: string;
+    url: string;
+    procs: number;
+    pid: number;
+    headers: string[];
+    port?: number;
+    adminPort?: number;
+    child?: ChildProcess;
+  }> = [
     // direct and nginx are the baselines of the ratios: always measured.
-    { name: 'direct', url: `http://127.0.0.1:${stubPort}/v2/info`, procs: 1, headers: [] },
-    { name: 'nginx', url: `http://127.0.0.1:${nginxPort}/v2/info`, procs: WORKERS, headers: [] },
+    { name: 'direct', url: `http://127.0.0.1:${stubPort}/v2/info`, procs: 1, pid: stub.pid!, headers: [] },
+    { name: 'nginx', url: `http://127.0.0.1:${nginxPort}/v2/info`, procs: WORKERS, pid: nginx.pid!, headers: [] },
   ];
-  for (const [name, env, headers] of [
+  const gateways = [
     ['gateway', { RATE_LIMIT_ENABLED: 'false' }, []],
     ['gateway+redis', { REDIS_URL: redis.url }, [keyHeader]],
     ['gateway+mem', {}, [keyHeader]],
-  ] as Array<[string, Record<string, string>, string[]]>) {
-    if (!TARGETS.has(name)) continue;
-    const gw = await startGateway({ ...common, ...env });
+  ] as Array<[string, Record<string, string>, string[]]>;
+  for (const [name, env, headers, root] of [
+    ...gateways.map(([n, e, h]) => [n, e, h, ROOT] as const),
+    ...(BASELINE
+      ? gateways.filter(([n]) => BASELINE_TARGETS.has(n)).map(([n, e, h]) => [`${n} (before)`, e, h, BASELINE] as const)
+      : []),
+  ]) {
+    if (!TARGETS.has(name.replace(' (before)', ''))) continue;
+    // Each gateway its own key prefix in Redis (a baseline must not share the counters of the gateway it is compared to).
+    const gw = await startGateway({ ...common, REDIS_KEY_PREFIX: `bench:${targets.length}:`, ...env }, root);
     targets.push({
       name,
       url: `http://127.0.0.1:${gw.port}/v2/info`,
       procs: WORKERS,
+      pid: gw.child.pid!,
       headers,
       port: gw.port,
       adminPort: gw.adminPort,
+      child: gw.child,
     });
   }
   for (const t of targets) await checkAnswer(t.name, t.url, t.headers);
@@ -299,7 +378,7 @@ async function main(): Promise<void> {
       `round ${round + 1}/${ROUNDS} (${order.map((t) => t.name).join(', ')}), load average ${loadavg()[0]!.toFixed(2)}`,
     );
     for (const t of order) {
-      const r = await measure(t.name, t.url, t.procs, t.headers);
+      const r = await measure(t.name, t.url, t.procs, t.pid, t.headers);
       rounds.set(t.name, [...(rounds.get(t.name) ?? []), r]);
     }
   }
@@ -323,6 +402,8 @@ async function main(): Promise<void> {
       );
   }
   await stopChild(nginx);
+  // The gateways write their CPU profiles when they stop.
+  if (CPU_PROF_DIR) for (const t of targets) if (t.child) await stopChild(t.child);
 
   // Ratios within each round (the same minutes of the machine), then the median of the rounds.
   const direct = rounds.get('direct')!;
@@ -333,8 +414,10 @@ async function main(): Promise<void> {
     `\n${new Date().toISOString()}, ${CORES} cores, load average ${loadavg()[0]!.toFixed(2)} at the end; ` +
       `median (min–max) of ${ROUNDS} alternating round(s), one run's figures per round; no error answers:`,
   );
-  console.log('| target | req/s | req/s per core | vs nginx (per core) | p50 ms | p99 ms | added p50 ms (vs direct) |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|');
+  console.log(
+    '| target | req/s | req/s per core | vs nginx (per core) | CPU µs per request | p50 ms | p99 ms | added p50 ms (vs direct) |',
+  );
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const t of targets) {
     const rs = rounds.get(t.name)!;
     console.log(
@@ -349,6 +432,9 @@ async function main(): Promise<void> {
         0,
         '%',
       )} | ${formatSpread(
+        rs.map((r) => r.cpuUs),
+        0,
+      )} | ${formatSpread(
         rs.map((r) => r.p50),
         3,
       )} | ${formatSpread(
@@ -362,8 +448,8 @@ async function main(): Promise<void> {
   const ratio = spread(vsNginx(withLimit)).median;
   const added = spread(addedP50(withLimit)).median;
   console.log(
-    `\nbar (keys + Redis limit), medians: ${(ratio * 100).toFixed(0)}% of nginx's req/s per core (bar ≥ 30%), ` +
-      `added p50 ${added.toFixed(3)} ms (bar ≤ 1 ms)`,
+    `\nbar (keys + Redis limit), medians: ${(ratio * 100).toFixed(0)}% of nginx's req/s per core (bar ≥ 50%, issue 26; ` +
+      `ADR 0006's was 30%), added p50 ${added.toFixed(3)} ms (bar ≤ 1 ms)`,
   );
   console.log(
     "note: the stub, nginx or the gateway, and wrk share the same cores; per-core figures divide by the proxy's worker count.",

@@ -94,6 +94,11 @@ export const envSchema = z.object({
   RATE_LIMIT_KEY_PER_MINUTE: positiveInt.default(500),
   /** Requests a second per client or key (burst limit); custom keys get it scaled to their limit. */
   RATE_LIMIT_BURST_PER_SECOND: positiveInt.default(20),
+  /**
+   * Units of a subject's quota one process may lease from Redis at once (ADR 0026); a lease is also at most 1/20 of the
+   * subject's burst and minute limits. 1 = no leasing: every request is decided in Redis.
+   */
+  RATE_LIMIT_LEASE_MAX: positiveInt.default(64),
   /** IPv6 clients are grouped by this prefix length. */
   RATE_LIMIT_IPV6_PREFIX: z.coerce.number().int().min(1).max(128).default(56),
   /** HTTP status of a limited `/rosetta/` request (Rosetta clients give up on 429; see ADR 0005). */

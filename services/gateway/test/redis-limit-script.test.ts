@@ -39,12 +39,53 @@ describe('the Redis rate-limit script at its window boundaries', () => {
     redis.disconnect();
   });
 
+  /** One request (a lease of one unit, nothing given back). */
   async function check(key: string, now: number, perMinute: number, burst: number): Promise<Answer> {
-    const r = (await redis.eval(LIMIT_SCRIPT, 1, key, now, MINUTE, SECOND, perMinute, burst)) as number[];
-    expect(r).toHaveLength(7);
-    const [a, mr, mReset, mRetry, br, bReset, bRetry] = r as [number, number, number, number, number, number, number];
+    const a = await take(key, now, perMinute, burst, 1);
+    expect([0, 1]).toContain(a.granted);
+    return { ...a, allowed: a.granted === 1 };
+  }
+
+  /** A lease of `want` units, giving `back` units counted in the windows `backWindows` back first. */
+  async function take(
+    key: string,
+    now: number,
+    perMinute: number,
+    burst: number,
+    want: number,
+    back = 0,
+    backWindows: [number, number] = [0, 0],
+  ): Promise<Answer & { granted: number; minuteWindow: number; burstWindow: number }> {
+    const r = (await redis.eval(
+      LIMIT_SCRIPT,
+      1,
+      key,
+      now,
+      MINUTE,
+      SECOND,
+      perMinute,
+      burst,
+      want,
+      back,
+      ...backWindows,
+    )) as number[];
+    expect(r).toHaveLength(9);
+    const [g, mr, mReset, mRetry, br, bReset, bRetry, mw, bw] = r as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
     return {
-      allowed: a === 1,
+      granted: g,
+      minuteWindow: mw,
+      burstWindow: bw,
+      allowed: g > 0,
       minuteRemaining: mr,
       minuteReset: mReset,
       minuteRetry: mRetry,
@@ -131,10 +172,78 @@ describe('the Redis rate-limit script at its window boundaries', () => {
   it('decides each key of a batch on its own counters', async () => {
     const [a, b] = [newKey(), newKey()];
     expect(await flood(a, W + 1_000, 3, 3, 100)).toBe(3);
-    const r = (await redis.eval(LIMIT_SCRIPT, 2, a, b, W + 1_000, MINUTE, SECOND, 3, 100, 3, 100)) as number[];
-    expect(r).toHaveLength(14);
+    const r = (await redis.eval(
+      LIMIT_SCRIPT,
+      2,
+      a,
+      b,
+      W + 1_000,
+      MINUTE,
+      SECOND,
+      3,
+      100,
+      1,
+      0,
+      0,
+      0,
+      3,
+      100,
+      1,
+      0,
+      0,
+      0,
+    )) as number[];
+    expect(r).toHaveLength(18);
     expect(r[0]).toBe(0);
-    expect(r[7]).toBe(1);
-    expect(r[8]).toBe(2);
+    expect(r[9]).toBe(1);
+    expect(r[10]).toBe(2);
+  });
+
+  it('grants a lease of several units up to what both windows allow, and counts them at once', async () => {
+    const key = newKey();
+    const t = W + 5 * SECOND + 200;
+    // 10 a minute, 6 a second: a lease of 4 passes whole, the next one gets the 2 left of the burst window.
+    const first = await take(key, t, 10, 6, 4);
+    expect(first).toMatchObject({
+      granted: 4,
+      minuteRemaining: 6,
+      burstRemaining: 2,
+      minuteWindow: W / MINUTE,
+      burstWindow: Math.floor(t / SECOND),
+    });
+    const second = await take(key, t + 1, 10, 6, 4);
+    expect(second).toMatchObject({ granted: 2, minuteRemaining: 4, burstRemaining: 0, burstRetry: 0 });
+    expect(await redis.hmget(key, 'mc', 'bc')).toEqual(['6', '6']);
+    // Nothing left in the burst window: refused, with the time until the next second's weighted count allows one.
+    const refused = await take(key, t + 2, 10, 6, 4);
+    expect(refused.granted).toBe(0);
+    // 798 ms to the boundary; then the previous 6 weigh ceil(6 × (1000 − e) / 1000), 5 once e ≥ 166.7 ms: + 167.
+    expect(refused.burstRetry).toBe(798 + 167);
+    // A whole minute's limit: 4 left, a lease of 8 gets them in a later second (the burst window has slid out).
+    expect((await take(key, t + 3 * SECOND, 10, 6, 8)).granted).toBe(4);
+    expect((await take(key, t + 4 * SECOND, 10, 6, 8)).granted).toBe(0);
+  });
+
+  it('gives back unused units in the windows they were counted in, and only there', async () => {
+    const key = newKey();
+    const t = W + 20 * SECOND + 100;
+    const lease = await take(key, t, 100, 50, 10);
+    expect(lease.granted).toBe(10);
+    // Same second: 7 of the 10 go back to both windows.
+    const back = await take(key, t + 500, 100, 50, 0, 7, [lease.minuteWindow, lease.burstWindow]);
+    expect(back.granted).toBe(0);
+    expect(await redis.hmget(key, 'mc', 'bc', 'bp')).toEqual(['3', '3', '0']);
+    // A lease counted one second, given back in the next: the burst window's previous count and the minute's count.
+    const second = await take(key, t + SECOND, 100, 50, 10);
+    expect(second.granted).toBe(10);
+    await take(key, t + 2 * SECOND, 100, 50, 0, 4, [second.minuteWindow, second.burstWindow]);
+    expect(await redis.hmget(key, 'mc', 'bc', 'bp')).toEqual(['9', '0', '6']);
+    // Given back two seconds later: the burst window they were counted in no longer weighs; the minute's count drops.
+    const third = await take(key, t + 3 * SECOND, 100, 50, 5);
+    await take(key, t + 5 * SECOND, 100, 50, 0, 5, [third.minuteWindow, third.burstWindow]);
+    expect(await redis.hget(key, 'mc')).toBe('9');
+    // Never below zero, and a give-back for another minute window leaves this one alone.
+    await take(key, t + 5 * SECOND, 100, 50, 0, 50, [third.minuteWindow - 1, third.burstWindow]);
+    expect(await redis.hget(key, 'mc')).toBe('9');
   });
 });

@@ -2,7 +2,7 @@ import type { Logger } from '@bda/common';
 import type { Counter } from 'prom-client';
 import { MemoryLimiter } from './memory-limiter';
 import type { Decision, Limiter, Subject } from './policy';
-import type { RedisLimiter } from './redis-limiter';
+import type { LeaseLimiter } from './lease-limiter';
 
 /** After a failure, Redis is left alone this long (requests do not each wait for a timeout meanwhile). */
 const BREAK_MS = 1_000;
@@ -21,7 +21,7 @@ export class FallbackLimiter implements Limiter {
   private failuresSinceLog = 0;
 
   constructor(
-    private readonly redis: RedisLimiter,
+    private readonly redis: Pick<LeaseLimiter, 'available' | 'check'>,
     private readonly logger: Logger,
     private readonly counters: { redisErrors: Counter<string>; fallbackDecisions: Counter<string> },
   ) {}

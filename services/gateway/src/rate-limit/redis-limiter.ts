@@ -1,18 +1,24 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { BURST_MS, MINUTE_MS, type Decision, type Limiter, type Subject } from './policy';
+import type { Grant, LeaseBackend, LeaseRequest } from './lease-limiter';
+import { BURST_MS, MINUTE_MS } from './policy';
 
 /**
- * Both windows in one round trip, for a batch of subjects: the requests that arrive in the same turn of the
- * event loop share one EVALSHA. For each subject the script reads its hash (current and previous counts of
- * the minute and burst windows), decides with the same arithmetic as `evaluateWindow`, and counts the request
- * only when both windows allow it. A subject twice in a batch is decided twice, in order. Time comes from the
- * Redis server, so replicas with skewed clocks still share windows. The expiry is set when a minute window
- * starts: two windows later the hash carries no weight any more.
+ * Both windows in one round trip, for a batch of subjects: the leases asked for in the same turn of the event loop
+ * share one EVALSHA (lease-limiter.ts). For each subject the script reads its hash (current and previous counts of the
+ * minute and burst windows), first gives back the units of an ended lease that were not used (in the windows they were
+ * counted in), then decides with the same arithmetic as `evaluateWindow`: it grants as many of the units asked for as
+ * both windows still allow (`min(want, limit - estimate)` in each), and counts the granted units at once. Asking for
+ * one unit is the plain per-request check. A subject twice in a batch is decided twice, in order. Time comes from the
+ * Redis server, so replicas with skewed clocks still share windows. The expiry is set when a minute window starts:
+ * two windows later the hash carries no weight any more.
  *
  * KEYS: subject hashes; ARGV: the time in ms (0: the Redis server's clock, which is what the gateway always sends;
- * tests give a time to probe window boundaries), minute size ms, burst size ms, then minute and burst limits per key.
- * Returns 7 numbers per key: allowed, minute remaining/reset/retry, burst remaining/reset/retry.
+ * tests give a time to probe window boundaries), minute size ms, burst size ms, then per key: minute limit, burst
+ * limit, units wanted (0: only give back), units given back, and the minute and burst window numbers they were
+ * counted in. Returns 9 numbers per key: units granted, minute remaining/reset/retry, burst remaining/reset/retry
+ * (remaining after the grant; retry only when nothing was granted), and the minute and burst window numbers the
+ * grant was counted in.
  */
 export const LIMIT_SCRIPT = `
 local now = tonumber(ARGV[1])
@@ -21,21 +27,20 @@ if now == 0 then
   now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 local msize, bsize = tonumber(ARGV[2]), tonumber(ARGV[3])
-local function window(sw, sc, sp, size, limit)
+local function window(sw, cur0, prev0, size, limit)
   local w = math.floor(now / size)
   local cur, prev = 0, 0
   if sw == w then
-    cur = tonumber(sc) or 0
-    prev = tonumber(sp) or 0
+    cur = cur0
+    prev = prev0
   elseif sw == w - 1 then
-    prev = tonumber(sc) or 0
+    prev = cur0
   end
   local elapsed = now - w * size
   local est = math.ceil(prev * (size - elapsed) / size) + cur
-  local allowed = est < limit
   local reset = size - elapsed
   local retry = 0
-  if not allowed then
+  if est >= limit then
     if cur >= limit then
       retry = reset + math.ceil(math.max(0, 1 - (limit - 1) / cur) * size)
     else
@@ -44,31 +49,39 @@ local function window(sw, sc, sp, size, limit)
       retry = math.max(1, math.ceil(frac * size) - elapsed)
     end
   end
-  return w, cur, prev, est, allowed, reset, retry
+  return w, cur, prev, est, reset, retry
 end
 local out = {}
 for i = 1, #KEYS do
   local key = KEYS[i]
-  local ml, bl = tonumber(ARGV[2 + 2 * i]), tonumber(ARGV[3 + 2 * i])
+  local a = 3 + 6 * (i - 1)
+  local ml, bl, want = tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
+  local back, backmw, backbw = tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5]), tonumber(ARGV[a + 6])
   local s = redis.call('HMGET', key, 'mw', 'mc', 'mp', 'bw', 'bc', 'bp')
-  local smw = tonumber(s[1])
-  local mw, mc, mp, me, ma, mr, mt = window(smw, s[2], s[3], msize, ml)
-  local bw, bc, bp, be, ba, br, bt = window(tonumber(s[4]), s[5], s[6], bsize, bl)
-  local allowed = ma and ba
-  local used = 0
-  if allowed then
-    used = 1
-    redis.call('HSET', key, 'mw', mw, 'mc', mc + 1, 'mp', mp, 'bw', bw, 'bc', bc + 1, 'bp', bp)
+  local smw, smc, smp = tonumber(s[1]), tonumber(s[2]) or 0, tonumber(s[3]) or 0
+  local sbw, sbc, sbp = tonumber(s[4]), tonumber(s[5]) or 0, tonumber(s[6]) or 0
+  if back > 0 and smw then
+    if smw == backmw then smc = math.max(0, smc - back) elseif smw == backmw + 1 then smp = math.max(0, smp - back) end
+    if sbw == backbw then sbc = math.max(0, sbc - back) elseif sbw == backbw + 1 then sbp = math.max(0, sbp - back) end
+  end
+  local mw, mc, mp, me, mr, mt = window(smw, smc, smp, msize, ml)
+  local bw, bc, bp, be, br, bt = window(sbw, sbc, sbp, bsize, bl)
+  local granted = 0
+  if want > 0 then granted = math.max(0, math.min(want, ml - me, bl - be)) end
+  if granted > 0 or (back > 0 and smw) then
+    redis.call('HSET', key, 'mw', mw, 'mc', mc + granted, 'mp', mp, 'bw', bw, 'bc', bc + granted, 'bp', bp)
     if smw ~= mw then redis.call('PEXPIRE', key, 2 * msize) end
   end
   local n = #out
-  out[n + 1] = allowed and 1 or 0
-  out[n + 2] = math.max(0, ml - me - used)
+  out[n + 1] = granted
+  out[n + 2] = math.max(0, ml - me - granted)
   out[n + 3] = mr
   out[n + 4] = mt
-  out[n + 5] = math.max(0, bl - be - used)
+  out[n + 5] = math.max(0, bl - be - granted)
   out[n + 6] = br
   out[n + 7] = bt
+  out[n + 8] = mw
+  out[n + 9] = bw
 end
 return out
 `;
@@ -77,16 +90,12 @@ const SHA = createHash('sha1').update(LIMIT_SCRIPT).digest('hex');
 /** Subjects per script call at most (bounds the time Redis spends in one script). */
 const MAX_BATCH = 128;
 
-interface Pending {
-  subject: Subject;
-  resolve: (d: Decision) => void;
-  reject: (err: unknown) => void;
-}
+/** Numbers per key in the script's reply. */
+const REPLY = 9;
 
-/** Counters shared by every gateway replica. */
-export class RedisLimiter implements Limiter {
-  private batch: Pending[] = [];
-  private scheduled = false;
+/** The lease backend shared by every gateway replica: one script call per batch (lease-limiter.ts). */
+export class RedisLeaseBackend implements LeaseBackend {
+  readonly source = 'redis';
 
   constructor(
     private readonly redis: Redis,
@@ -98,51 +107,46 @@ export class RedisLimiter implements Limiter {
     return this.redis.status === 'ready';
   }
 
-  check(subject: Subject): Promise<Decision> {
-    return new Promise((resolve, reject) => {
-      this.batch.push({ subject, resolve, reject });
-      if (this.batch.length >= MAX_BATCH) this.flush();
-      else if (!this.scheduled) {
-        this.scheduled = true;
-        // After the I/O of this turn: every request parsed in it joins the batch.
-        setImmediate(() => this.flush());
-      }
-    });
+  /** Calls `drop` whenever the connection closes: leases counted on a Redis that may have lost them end there. */
+  onConnectionLost(drop: () => void): void {
+    this.redis.on('close', drop);
   }
 
-  private flush(): void {
-    this.scheduled = false;
-    const batch = this.batch;
-    if (batch.length === 0) return;
-    this.batch = [];
+  async take(requests: readonly LeaseRequest[]): Promise<Grant[]> {
+    if (requests.length <= MAX_BATCH) return this.takeBatch(requests);
+    const parts: Array<Promise<Grant[]>> = [];
+    for (let from = 0; from < requests.length; from += MAX_BATCH)
+      parts.push(this.takeBatch(requests.slice(from, from + MAX_BATCH)));
+    return (await Promise.all(parts)).flat();
+  }
+
+  private async takeBatch(requests: readonly LeaseRequest[]): Promise<Grant[]> {
     const keys: string[] = [];
     const args: number[] = [0, MINUTE_MS, BURST_MS];
-    for (const p of batch) {
-      keys.push(`${this.keyPrefix}rl:${p.subject.id}`);
-      args.push(p.subject.limits.perMinute, p.subject.limits.burst);
+    for (const r of requests) {
+      keys.push(`${this.keyPrefix}rl:${r.subject.id}`);
+      const back = r.giveBack;
+      args.push(
+        r.subject.limits.perMinute,
+        r.subject.limits.burst,
+        r.want,
+        back?.units ?? 0,
+        back?.minuteWindow ?? 0,
+        back?.burstWindow ?? 0,
+      );
     }
-    this.run(keys, args).then(
-      (r) => {
-        if (!Array.isArray(r) || r.length !== 7 * batch.length) {
-          const err = new Error('unexpected reply from the rate-limit script');
-          for (const p of batch) p.reject(err);
-          return;
-        }
-        batch.forEach((p, i) => {
-          const o = i * 7;
-          const l = p.subject.limits;
-          p.resolve({
-            allowed: r[o] === 1,
-            minute: { limit: l.perMinute, remaining: r[o + 1]!, resetMs: r[o + 2]!, retryMs: r[o + 3]! },
-            burst: { limit: l.burst, remaining: r[o + 4]!, resetMs: r[o + 5]!, retryMs: r[o + 6]! },
-            source: 'redis',
-          });
-        });
-      },
-      (err: unknown) => {
-        for (const p of batch) p.reject(err);
-      },
-    );
+    const r = await this.run(keys, args);
+    if (!Array.isArray(r) || r.length !== REPLY * requests.length) throw new Error('unexpected reply from the rate-limit script');
+    return requests.map((_, i) => {
+      const o = i * REPLY;
+      return {
+        granted: r[o]!,
+        minute: { remaining: r[o + 1]!, resetMs: r[o + 2]!, retryMs: r[o + 3]! },
+        burst: { remaining: r[o + 4]!, resetMs: r[o + 5]!, retryMs: r[o + 6]! },
+        minuteWindow: r[o + 7]!,
+        burstWindow: r[o + 8]!,
+      };
+    });
   }
 
   private async run(keys: string[], args: number[]): Promise<number[]> {

@@ -6,7 +6,8 @@ import { FallbackLimiter } from '../rate-limit/fallback-limiter';
 import { IpcLimiter } from '../rate-limit/ipc-limiter';
 import { MemoryLimiter } from '../rate-limit/memory-limiter';
 import type { Limiter } from '../rate-limit/policy';
-import { RedisLimiter } from '../rate-limit/redis-limiter';
+import { LeaseLimiter } from '../rate-limit/lease-limiter';
+import { RedisLeaseBackend } from '../rate-limit/redis-limiter';
 
 /**
  * The rate limiter of one process: Redis shared by every replica (with a local fallback), or in-memory counters (shared
@@ -33,7 +34,12 @@ export async function createLimiter(
     });
     redis.on('error', () => undefined); // counted and logged by the fallback limiter
     await redis.connect().catch((err: Error) => logger.error({ err: { message: err.message } }, 'redis unavailable at startup'));
-    limiter = new FallbackLimiter(new RedisLimiter(redis, env.REDIS_KEY_PREFIX), logger, metrics);
+    const leases = new LeaseLimiter(new RedisLeaseBackend(redis, env.REDIS_KEY_PREFIX), {
+      maxUnits: env.RATE_LIMIT_LEASE_MAX,
+    });
+    limiter = new FallbackLimiter(leases, logger, metrics);
+    // Once the servers are drained, unused leased units go back to Redis (before the connection is closed).
+    shutdown.register('work', 'rate-limit leases', () => leases.close());
     shutdown.register('clients', 'redis', async () => {
       await redis.quit().catch(() => redis.disconnect());
     });
