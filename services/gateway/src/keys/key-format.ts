@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /** Every key starts with this, so that people and secret scanners recognize one. */
 export const KEY_PREFIX = 'bda_';
@@ -23,8 +23,9 @@ export function displayPrefix(key: string): string {
   return key.slice(0, DISPLAY_PREFIX_LENGTH);
 }
 
+/** SHA-256 of the key, one-shot (no Hash object per request: the gateway hashes every presented key). */
 export function hashKey(key: string): Buffer {
-  return createHash('sha256').update(key).digest();
+  return hash('sha256', key, 'buffer');
 }
 
 /** A well-formed key (checked before any lookup, so garbage never reaches the database). */
