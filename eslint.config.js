@@ -56,8 +56,8 @@ export default tseslint.config(
   {
     // jest's global setup/teardown and test environment, jest's config and the flat config itself must default-export.
     files: [
-      'libs/test-support/src/global-setup.ts',
-      'libs/test-support/src/global-teardown.ts',
+      'test/support/global-setup.ts',
+      'test/support/global-teardown.ts',
       'libs/test-support/src/jest-environment.ts',
       'eslint.config.js',
       'jest.config.js',

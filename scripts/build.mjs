@@ -52,9 +52,11 @@ export async function buildAll(outdir = join(ROOT, 'dist')) {
   return outdir;
 }
 
+// No top-level await: the test setup loads this module through require() (test/support/global-setup.ts).
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({ options: { outdir: { type: 'string' } } });
   const started = Date.now();
-  const outdir = await buildAll(values.outdir ? join(process.cwd(), values.outdir) : undefined);
-  console.log(`built ${Object.keys(BUILD_ENTRIES).join(', ')} into ${outdir} in ${Date.now() - started} ms`);
+  void buildAll(values.outdir ? join(process.cwd(), values.outdir) : undefined).then((outdir) => {
+    console.log(`built ${Object.keys(BUILD_ENTRIES).join(', ')} into ${outdir} in ${Date.now() - started} ms`);
+  });
 }

@@ -1,32 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { testInfra, expectMessage } from '@bda/test-support';
-import { schemaValidator } from './support/api-harness';
+import { startApi, type ApiHarness } from './support/api-harness';
 import { accountLedger, type AccountLedger } from './support/account-ledger';
-import { startRosettaSystem, type RosettaSystem } from './support/rosetta-system';
 
-/** GET on the api, the body validated against the documented schema of `template`. */
-async function get(
-  system: RosettaSystem,
-  path: string,
-  template: string,
-): Promise<{ status: number; body: Body; headers: Headers }> {
-  const res = await fetch(`${system.apiUrl}${path}`);
-  const body: unknown = await res.json();
-  schemaValidator.validateResponse(template, 'get', res.status, body);
-  return { status: res.status, body, headers: res.headers };
+/** GET on the api (in-process, through supertest); the harness validates the body against the documented schema. */
+async function get(api: ApiHarness, path: string): Promise<{ status: number; body: Body; headers: Headers }> {
+  const res = await api.get(path);
+  return { status: res.status, body: res.body, headers: res.headers };
 }
 
 /** A JSON answer (validated against its schema before a test reads it). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Body = any;
-
-const STX_V1 = '/extended/v1/address/{principal}/stx';
-const BALANCES_V1 = '/extended/v1/address/{principal}/balances';
-const STX_V2 = '/extended/v2/addresses/{principal}/balances/stx';
-const FT_V2 = '/extended/v2/addresses/{principal}/balances/ft';
-const FT_ONE_V2 = '/extended/v2/addresses/{principal}/balances/ft/{token}';
-const STX_V3 = '/extended/v3/principals/{principal}/balances/stx';
-const NONCES_V1 = '/extended/v1/address/{principal}/nonces';
 
 const asStrings = (m: Map<string, bigint>) => Object.fromEntries([...m].map(([k, v]) => [k, v.toString()]));
 
@@ -41,16 +26,16 @@ const FIXTURES = [
 
 for (const fixture of FIXTURES) {
   describe(`account balances after replaying ${fixture}`, () => {
-    let system: RosettaSystem;
+    let system: ApiHarness;
     let ledger: AccountLedger;
 
     beforeAll(async () => {
       ledger = accountLedger(fixture);
-      system = await startRosettaSystem(testInfra().databaseUrl, fixture);
+      system = await startApi(testInfra().databaseUrl, { fixture });
     }, 300_000);
 
     afterAll(async () => {
-      await system?.stop();
+      await system?.close();
     });
 
     it('answers every principal of the fixture with the STX totals summed from its canonical events, fees and rewards', async () => {
@@ -58,7 +43,7 @@ for (const fixture of FIXTURES) {
       const tipBurn = ledger.canonical.at(-1)!.burnHeight;
       for (const p of ledger.principals) {
         const want = ledger.stxAt(p);
-        const { status, body, headers } = await get(system, `/extended/v1/address/${p}/stx`, STX_V1);
+        const { status, body, headers } = await get(system, `/extended/v1/address/${p}/stx`);
         expectMessage(p, () => expect(status).toBe(200));
         expect(headers.get('warning')).toMatch(/^299 /);
         expectMessage(p, () =>
@@ -77,7 +62,7 @@ for (const fixture of FIXTURES) {
         expectMessage(p, () => expect(body.locked).toBe(inForce ? lock.amount.toString() : '0'));
         expectMessage(p, () => expect(body.burnchain_unlock_height).toBe(inForce ? lock.unlock : 0));
 
-        const v2 = await get(system, `/extended/v2/addresses/${p}/balances/stx`, STX_V2);
+        const v2 = await get(system, `/extended/v2/addresses/${p}/balances/stx`);
         expectMessage(p, () =>
           expect(v2.body).toEqual({
             balance: want.balance.toString(),
@@ -90,7 +75,7 @@ for (const fixture of FIXTURES) {
           }),
         );
 
-        const v3 = await get(system, `/extended/v3/principals/${p}/balances/stx`, STX_V3);
+        const v3 = await get(system, `/extended/v3/principals/${p}/balances/stx`);
         expect(v3.headers.get('warning')).toBeNull();
         expectMessage(p, () =>
           expect(v3.body).toMatchObject({
@@ -112,7 +97,7 @@ for (const fixture of FIXTURES) {
         if (block.height < 1) continue;
         for (const p of sample) {
           const want = ledger.stxAt(p, block.height);
-          const { status, body } = await get(system, `/extended/v1/address/${p}/stx?until_block=${block.height}`, STX_V1);
+          const { status, body } = await get(system, `/extended/v1/address/${p}/stx?until_block=${block.height}`);
           expect(status).toBe(200);
           expect(body.estimated_balance).toBeUndefined();
           expect({ p, h: block.height, balance: body.balance, fees: body.total_fees_sent }).toEqual({
@@ -126,7 +111,7 @@ for (const fixture of FIXTURES) {
       // By index block hash: the same as by its height.
       const mid = ledger.canonical[Math.floor(ledger.canonical.length / 2)]!;
       const p = sample.find((q) => ledger.stxAt(q, mid.height).balance !== 0n) ?? sample[0]!;
-      const byHash = await get(system, `/extended/v1/address/${p}/stx?until_block=${mid.indexBlockHash}`, STX_V1);
+      const byHash = await get(system, `/extended/v1/address/${p}/stx?until_block=${mid.indexBlockHash}`);
       expect(byHash.body.balance).toBe(ledger.stxAt(p, mid.height).balance.toString());
     });
 
@@ -135,7 +120,7 @@ for (const fixture of FIXTURES) {
       // The one fixture with token events must exercise them (the others have none).
       if (fixture === 'mainnet-out-of-order-microblock.tsv') expect(holders.length).toBeGreaterThan(1);
       for (const p of ledger.principals) {
-        const { status, body } = await get(system, `/extended/v1/address/${p}/balances`, BALANCES_V1);
+        const { status, body } = await get(system, `/extended/v1/address/${p}/balances`);
         expect(status).toBe(200);
         expectMessage(p, () => expect(body.stx.balance).toBe(ledger.stxAt(p).balance.toString()));
         const ft = ledger.tokensAt(p, 'ft');
@@ -150,13 +135,13 @@ for (const fixture of FIXTURES) {
             asStrings(nft),
           ),
         );
-        const page = await get(system, `/extended/v2/addresses/${p}/balances/ft?limit=200`, FT_V2);
+        const page = await get(system, `/extended/v2/addresses/${p}/balances/ft?limit=200`);
         expect(page.body.total).toBe(ft.size);
         expect(page.body.results).toEqual(
           [...ft].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([token, v]) => ({ token, balance: v.toString() })),
         );
         for (const [token, v] of ft) {
-          const one = await get(system, `/extended/v2/addresses/${p}/balances/ft/${token}`, FT_ONE_V2);
+          const one = await get(system, `/extended/v2/addresses/${p}/balances/ft/${token}`);
           expect(one.body).toEqual({ balance: v.toString() });
         }
       }
@@ -167,7 +152,7 @@ for (const fixture of FIXTURES) {
       for (const p of ledger.principals) {
         const want = ledger.nonceAt(p);
         if (want !== null) used += 1;
-        const { status, body } = await get(system, `/extended/v1/address/${p}/nonces`, NONCES_V1);
+        const { status, body } = await get(system, `/extended/v1/address/${p}/nonces`);
         expect(status).toBe(200);
         expectMessage(p, () => expect(body.last_executed_tx_nonce).toBe(want === null ? null : Number(want)));
         const floor = want === null ? 0 : Number(want) + 1;
@@ -183,7 +168,7 @@ for (const fixture of FIXTURES) {
         if (block.height < 1) continue;
         for (const p of senders) {
           const want = ledger.nonceAt(p, block.height);
-          const { body } = await get(system, `/extended/v1/address/${p}/nonces?block_height=${block.height}`, NONCES_V1);
+          const { body } = await get(system, `/extended/v1/address/${p}/nonces?block_height=${block.height}`);
           expect({ p, h: block.height, n: body.last_executed_tx_nonce }).toEqual({
             p,
             h: block.height,
@@ -193,29 +178,29 @@ for (const fixture of FIXTURES) {
         }
       }
       const tip = ledger.canonical.at(-1)!;
-      const byHash = await get(system, `/extended/v1/address/${senders[0]}/nonces?block_hash=${tip.indexBlockHash}`, NONCES_V1);
+      const byHash = await get(system, `/extended/v1/address/${senders[0]}/nonces?block_hash=${tip.indexBlockHash}`);
       expect(byHash.body.last_executed_tx_nonce).toBe(Number(ledger.nonceAt(senders[0]!)));
       const p = senders[0]!;
-      expect(
-        (await get(system, `/extended/v1/address/${p}/nonces?block_height=1&block_hash=${tip.indexBlockHash}`, NONCES_V1)).status,
-      ).toBe(400);
-      expect((await get(system, `/extended/v1/address/${p}/nonces?block_height=${tip.height + 1}`, NONCES_V1)).status).toBe(404);
-      expect((await get(system, `/extended/v1/address/${p}/nonces?block_hash=abc`, NONCES_V1)).status).toBe(400);
+      expect((await get(system, `/extended/v1/address/${p}/nonces?block_height=1&block_hash=${tip.indexBlockHash}`)).status).toBe(
+        400,
+      );
+      expect((await get(system, `/extended/v1/address/${p}/nonces?block_height=${tip.height + 1}`)).status).toBe(404);
+      expect((await get(system, `/extended/v1/address/${p}/nonces?block_hash=abc`)).status).toBe(400);
     });
 
     it('answers an unknown principal with zeros and malformed parameters with 4xx JSON', async () => {
       const nobody = 'SP000000000000000000002Q6VF78';
       if (!ledger.principals.has(nobody)) {
-        const { body } = await get(system, `/extended/v1/address/${nobody}/stx?until_block=1`, STX_V1);
+        const { body } = await get(system, `/extended/v1/address/${nobody}/stx?until_block=1`);
         expect(body).toMatchObject({ balance: '0', total_sent: '0', locked: '0', lock_tx_id: '' });
       }
       const p = [...ledger.principals][0]!;
-      expect((await get(system, `/extended/v1/address/not-an-address/stx`, STX_V1)).status).toBe(400);
-      expect((await get(system, `/extended/v1/address/${p}/stx?until_block=0`, STX_V1)).status).toBe(400);
-      expect((await get(system, `/extended/v1/address/${p}/stx?until_block=1&unanchored=true`, STX_V1)).status).toBe(400);
-      expect((await get(system, `/extended/v1/address/${p}/stx?until_block=0x${'ab'.repeat(32)}`, STX_V1)).status).toBe(404);
-      expect((await get(system, `/extended/v2/addresses/${p}/balances/ft?limit=201`, FT_V2)).status).toBe(400);
-      expect((await get(system, `/extended/v2/addresses/${p}/balances/ft/nonsense`, FT_ONE_V2)).status).toBe(400);
+      expect((await get(system, `/extended/v1/address/not-an-address/stx`)).status).toBe(400);
+      expect((await get(system, `/extended/v1/address/${p}/stx?until_block=0`)).status).toBe(400);
+      expect((await get(system, `/extended/v1/address/${p}/stx?until_block=1&unanchored=true`)).status).toBe(400);
+      expect((await get(system, `/extended/v1/address/${p}/stx?until_block=0x${'ab'.repeat(32)}`)).status).toBe(404);
+      expect((await get(system, `/extended/v2/addresses/${p}/balances/ft?limit=201`)).status).toBe(400);
+      expect((await get(system, `/extended/v2/addresses/${p}/balances/ft/nonsense`)).status).toBe(400);
     });
   });
 }

@@ -7,7 +7,8 @@ import { startRosettaApi } from './support/rosetta-api';
 import { runCheckData, runCheckSpec } from './support/rosetta-cli';
 import { fixtureLedger } from './support/rosetta-fixture-ledger';
 import { rosettaPost } from './support/rosetta-schemas';
-import { FIXTURE_TIPS, loadRecordedEvents, startRosettaSystem, type RosettaSystem } from './support/rosetta-system';
+import { loadRecordedEvents } from './support/replayed-database';
+import { FIXTURE_TIPS, startRosettaSystem, type RosettaSystem } from './support/rosetta-system';
 
 const NETWORKS: Record<string, 'mainnet' | 'testnet'> = {
   'mocknet.tsv': 'testnet',

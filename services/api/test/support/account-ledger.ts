@@ -4,7 +4,8 @@
  * PROVENANCE.md) and its ancestors; a block counts once, as first received.
  */
 import { addressFromVersionHash, addressToString, AuthType, deserializeTransaction } from '@stacks/transactions';
-import { FIXTURE_TIPS, loadRecordedEvents } from './rosetta-system';
+import { loadRecordedEvents } from './replayed-database';
+import { FIXTURE_TIPS } from './rosetta-system';
 
 interface RawEvent {
   txid: string;

@@ -16,6 +16,7 @@ import type { PageLimits } from '../../src/env';
 import { createRunesDb } from '../../src/runes';
 import { loadSchemaSources, type JsonObject } from '../../src/openapi';
 import { SchemaValidator } from '../../src/schema-validator';
+import { replayedDatabase } from './replayed-database';
 
 const sources = loadSchemaSources();
 export const schemaValidator = new SchemaValidator(sources);
@@ -61,15 +62,17 @@ export interface ApiHarness {
 
 /**
  * A real api on a fresh, migrated database, served as the api process serves (`buildRequestListener`: the plain
- * `/runes/v1` routes, then express).
+ * `/runes/v1` routes, then express). With `fixture`, the database is a fresh copy of one into which that recorded
+ * fixture (test/fixtures/stacks-node-events/) was replayed through the real observer and indexer
+ * (`replayedDatabase`), so the api reads what the system indexed.
  */
 export async function startApi(
   serverUrl: string,
-  opts: { pageLimits?: PageLimits; logger?: Logger; listen?: boolean } = {},
+  opts: { pageLimits?: PageLimits; logger?: Logger; listen?: boolean; fixture?: string } = {},
 ): Promise<ApiHarness> {
-  const url = await createTestDatabase(serverUrl, 'api');
+  const url = opts.fixture ? await replayedDatabase(serverUrl, opts.fixture) : await createTestDatabase(serverUrl, 'api');
   const db = createDb({ connectionString: url, maxConnections: 5, applicationName: 'api-test' });
-  await migrateLatest(db);
+  if (!opts.fixture) await migrateLatest(db);
   const runesDb = createRunesDb({ connectionString: url, max: 5, applicationName: 'api-test-runes' });
   let shuttingDown = false;
   const listener = buildRequestListener({

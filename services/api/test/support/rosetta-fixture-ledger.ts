@@ -6,7 +6,8 @@
  * balances the node never sent (mainnet).
  */
 import { decodeTransaction } from '@bda/stacks-codec';
-import { FIXTURE_TIPS, loadRecordedEvents } from './rosetta-system';
+import { loadRecordedEvents } from './replayed-database';
+import { FIXTURE_TIPS } from './rosetta-system';
 
 interface NodeBlock {
   block_height: number;

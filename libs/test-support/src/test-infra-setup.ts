@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startPostgres } from './postgres-server';
@@ -7,7 +8,7 @@ import { TEST_INFRA_ENV } from './test-infra';
 
 const ROOT = join(import.meta.dirname, '../../..');
 
-/** What `globalTeardown` (global-teardown.ts, same process) needs to stop; jest runs both in its parent process. */
+/** What `stopTestInfra` (the global teardown, same process) needs to stop; jest runs both in its parent process. */
 interface InfraState {
   stops: Array<() => Promise<void>>;
   tmp: string;
@@ -16,12 +17,12 @@ const STATE = Symbol.for('bda.test-infra');
 type WithState = typeof globalThis & { [STATE]?: InfraState };
 
 /**
- * Jest's global setup of the integration project: starts the real infrastructure the integration tests need, once
- * per run: PostgreSQL (embedded), a single-node KRaft Kafka broker and Redis. Each is skipped when its URL is
+ * The heart of jest's global setup of the integration project (test/support/global-setup.ts): starts the real
+ * infrastructure the integration tests need, once per run: PostgreSQL (embedded), a single-node KRaft Kafka broker and Redis. Each is skipped when its URL is
  * already given in the environment (DATABASE_URL, KAFKA_BROKERS, REDIS_URL). The URLs are handed to the test
  * processes in environment variables that `testInfra()` reads.
  */
-export default async function setup(): Promise<void> {
+export async function setupTestInfra(): Promise<void> {
   const stops: Array<() => Promise<void>> = [];
   const tmp = join(ROOT, '.tmp', `test-${process.pid}`);
   try {
@@ -45,6 +46,7 @@ export default async function setup(): Promise<void> {
     process.env[TEST_INFRA_ENV.databaseUrl] = pgUrl;
     process.env[TEST_INFRA_ENV.kafkaBrokers] = kafkaBrokers;
     process.env[TEST_INFRA_ENV.redisUrl] = redisUrl;
+    process.env[TEST_INFRA_ENV.runId] = randomBytes(4).toString('hex');
   } catch (err) {
     await Promise.allSettled(stops.map((s) => s()));
     throw err;
@@ -52,7 +54,7 @@ export default async function setup(): Promise<void> {
   (globalThis as WithState)[STATE] = { stops, tmp };
 }
 
-/** Stops what `setup` started (jest's `globalTeardown`, see global-teardown.ts). */
+/** Stops what `setupTestInfra` started (jest's global teardown, test/support/global-teardown.ts). */
 export async function stopTestInfra(): Promise<void> {
   const state = (globalThis as WithState)[STATE];
   if (!state) return;
