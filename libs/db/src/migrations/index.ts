@@ -24,6 +24,7 @@ import * as m022 from './022-position-received-at';
 import * as m023 from './023-sponsor-nonce';
 import * as m024 from './024-stx-address-history';
 import * as m025 from './025-rosetta-stx-lock-lookups';
+import * as m026 from './026-rosetta-nonce-lookup';
 import * as m030 from './030-bns-namespaces';
 import * as m031 from './031-bns-names';
 import * as m032 from './032-bns-zonefiles';
@@ -68,6 +69,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['023-sponsor-nonce', m023],
   ['024-stx-address-history', m024],
   ['025-rosetta-stx-lock-lookups', m025],
+  ['026-rosetta-nonce-lookup', m026],
   ['030-bns-namespaces', m030],
   ['031-bns-names', m031],
   ['032-bns-zonefiles', m032],
