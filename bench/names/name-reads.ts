@@ -1,122 +1,310 @@
 /**
- * bench/names/name-reads: the BNS lookups' speed on large read models (not a test; no assertions).
+ * bench/names/name-reads: the BNS lookups' speed on large read models, and that it does not depend on their size
+ * (not a test; no assertions on speed).
  *
- * Fills a fresh database directly (SQL, not through the pipeline): BENCH_NAMES names in one namespace (every tenth
- * with a second, older row, as a name that changed once), owned by BENCH_NAMES / 10 addresses (ten names each), and
- * BENCH_SUBDOMAINS subdomains spread over the names and owned by the same addresses. Then the api (in this process,
- * one worker) serves, and `wrk` (else a small Node keep-alive generator) measures each lookup for BENCH_SECONDS with
- * BENCH_CONNECTIONS connections: requests/s, p50, p99 and non-200 answers.
+ * Two databases on one PostgreSQL, filled in SQL (`seed-names.ts`): a big one (BENCH_NAMES names, BENCH_SUBDOMAINS
+ * subdomains: 1,000,000 and 5,000,000) and a small one (BENCH_SMALL_NAMES names, five times as many subdomains:
+ * 10,000 and 50,000), with the same answer sizes (every address holds 10 names and 50 subdomains). One api process
+ * serves each (`services/api/src/main.ts`, API_WORKERS=1, LOG_LEVEL=info: an access line a request, as deployed).
+ *
+ * Checks before any load (a failure makes the run invalid: `BENCH INVALID`, exit 1, no figures): every path of every
+ * scenario answers 200 and exactly what the generated data implies (address, zonefile, txid, expiry… of the name;
+ * the address's names; computed from the numbering in `seed-names.ts`, not by the api); the statements' generic plans
+ * (EXPLAIN ANALYZE on each database) are index lookups with no sequential scan and read the same number of buffers in
+ * the small and the big database. Then BENCH_ROUNDS rounds; in each, every scenario runs on the small and the big
+ * database, alternating which goes first: `wrk` (2 threads, BENCH_CONNECTIONS connections, BENCH_SECONDS s, after a
+ * 1 s warm-up) cycling through BENCH_PATHS different paths spread over the table. Any non-200 answer under load makes
+ * the run invalid. The summary: req/s median (min–max) of the rounds, median p50 / p99, and big ÷ small.
  *
  *   npx tsx bench/names/name-reads.ts
- *   env: BENCH_NAMES=1000000 BENCH_SUBDOMAINS=5000000 BENCH_SECONDS=5 BENCH_CONNECTIONS=16
+ *   env: BENCH_NAMES=1000000 BENCH_SUBDOMAINS=5000000 BENCH_SMALL_NAMES=10000 BENCH_SECONDS=5 BENCH_CONNECTIONS=16
+ *        BENCH_ROUNDS=3 BENCH_PATHS=10000
+ *        DATABASE_URL=<server url> (default: an embedded PostgreSQL under .tmp/, removed at the end)
+ *        BENCH_DATA_DIR=<dir> (the embedded PostgreSQL's folder, kept: a later run with the same shapes reuses its data)
+ *        BDA_NODE_ARGS="--cpu-prof --cpu-prof-dir=.tmp/prof" (profiles of the api processes, written when they stop)
  */
-import { createHash } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
+import { isDeepStrictEqual } from 'node:util';
+import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { buildRequestListener } from '@bda/api';
-import { closeServer, createHttpServer, createLogger, createMetricsRegistry } from '@bda/common';
-import { createDb, migrateLatest } from '@bda/db';
-import { encodeStacksAddress } from '@bda/stacks-codec';
-import { startPostgres } from '@bda/test-support';
-import { ROOT } from '../../scripts/lib/service-process';
+import { pathToFileURL } from 'node:url';
+import pg from 'pg';
+import { NAME_LOOKUP_STATEMENTS } from '@bda/api';
+import { freePorts, startPostgres } from '@bda/test-support';
+import { hasWrk, type Load } from '../http-load';
 import { removeBenchDir } from '../ingest/bench-dir';
-import { httpLoad } from '../http-load';
+import { BenchInvalidError, formatSpread, spread } from '../spread';
+import { ROOT, startService, stopService, waitForHttp, type ServiceProcess } from '../../scripts/lib/service-process';
+import { pathsLoad } from './paths-load';
+import {
+  addressCount,
+  expectedAddressNames,
+  expectedName,
+  expectedSubdomain,
+  ownerAddress,
+  seedNames,
+  type NamesShape,
+} from './seed-names';
 
-const NAMES = Number(process.env.BENCH_NAMES ?? 1_000_000);
-const SUBDOMAINS = Number(process.env.BENCH_SUBDOMAINS ?? 5_000_000);
+const BIG: NamesShape = {
+  names: Number(process.env.BENCH_NAMES ?? 1_000_000),
+  subdomains: Number(process.env.BENCH_SUBDOMAINS ?? 5_000_000),
+};
+const SMALL_NAMES = Number(process.env.BENCH_SMALL_NAMES ?? 10_000);
+const SMALL: NamesShape = { names: SMALL_NAMES, subdomains: SMALL_NAMES * 5 };
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const PATHS = Number(process.env.BENCH_PATHS ?? 10_000);
 
-const dir = join(ROOT, '.tmp', `bench-names-${process.pid}`);
-const pgServer = await startPostgres({ dataDir: dir, fresh: true, settings: { fsync: 'off', synchronous_commit: 'off' } });
-const db = createDb({ connectionString: pgServer.url, maxConnections: 10 });
-try {
-  await migrateLatest(db);
-  const addressCount = Math.max(1, Math.floor(NAMES / 10));
-  const addresses = Array.from({ length: addressCount }, (_, i) =>
-    encodeStacksAddress(22, createHash('sha256').update(`owner ${i}`).digest().subarray(0, 20)),
-  );
-  const started = Date.now();
-  await db.raw(
-    `INSERT INTO bns_namespaces (namespace_id, address, revealed_at, launched_at, lifetime, buckets, base, coeff, nonalpha_discount,
-                                 no_vowel_discount, can_update_price_function, status, tx_id, block_height, tx_index, event_index, index_block_hash)
-     VALUES ('btc', ?, 1, 2, 0, '1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1', 10, 1000, 1, 1, true, 'ready', '0x01', 2, 0, 0, '0xb2')`,
-    [addresses[0]!],
-  );
-  await db.raw(`CREATE TEMP TABLE owners AS SELECT row_number() OVER () - 1 AS i, a FROM unnest(?::text[]) a`, [addresses]);
-  await db.raw(
-    `INSERT INTO bns_names (fqn, name, namespace_id, address, zonefile_hash, sets_zonefile, registered_at, imported_at, revoked,
-                            status, tx_id, block_height, tx_index, event_index, index_block_hash)
-     SELECT 'n' || g || '.btc', 'n' || g, 'btc', o.a, md5(g::text) || '00000000', true, 10 + g % 1000, NULL, false, 'name-register',
-            '0x' || md5('tx' || g), 10 + g % 1000, 0, 1, '0x' || md5('b' || (10 + g % 1000))
-     FROM generate_series(0, ? - 1) g JOIN owners o ON o.i = g % ?`,
-    [NAMES, addressCount],
-  );
-  await db.raw(
-    `INSERT INTO bns_names (fqn, name, namespace_id, address, zonefile_hash, sets_zonefile, registered_at, imported_at, revoked,
-                            status, tx_id, block_height, tx_index, event_index, index_block_hash)
-     SELECT 'n' || g || '.btc', 'n' || g, 'btc', o.a, '', false, 5, NULL, false, 'name-register', '0x' || md5('old' || g), 5, 0, 1, '0xb5'
-     FROM generate_series(0, ? - 1, 10) g JOIN owners o ON o.i = (g + 1) % ?`,
-    [NAMES, addressCount],
-  );
-  await db.raw(
-    `INSERT INTO bns_subdomains (fqn, name, namespace_id, owner, seqn, zonefile_hash, zonefile, parent_zonefile_hash,
-                                 parent_zonefile_index, resolver, tx_id, block_height, tx_index, index_block_hash)
-     SELECT 's' || g || '.n' || (g % ?) || '.btc', 'n' || (g % ?) || '.btc', 'btc', o.a, 0, md5('z' || g) || '00000000',
-            '$ORIGIN s' || g, md5((g % ?)::text) || '00000000', g / ?, NULL, '0x' || md5('tx' || (g % ?)), 10, 0, '0xb10'
-     FROM generate_series(0, ? - 1) g JOIN owners o ON o.i = g % ?`,
-    [NAMES, NAMES, NAMES, NAMES, NAMES, SUBDOMAINS, addressCount],
-  );
-  await db.raw('ANALYZE');
-  const { rows } = await db.raw<{ rows: Array<{ names: string; subdomains: string }> }>(
-    `SELECT (SELECT count(*) FROM bns_names) AS names, (SELECT count(*) FROM bns_subdomains) AS subdomains`,
-  );
-  console.log(
-    `filled in ${Math.round((Date.now() - started) / 1000)} s: ${rows[0]!.names} name rows, ${rows[0]!.subdomains} subdomain rows`,
-  );
+interface Target {
+  label: string;
+  shape: NamesShape;
+  databaseUrl: string;
+  base: string;
+}
 
-  // The api as `main.ts` runs its connections: generic plans (ADR 0017).
-  const apiDb = createDb({
-    connectionString: `${pgServer.url}?options=-c%20plan_cache_mode%3Dforce_generic_plan`,
-    maxConnections: 10,
-  });
-  const listener = buildRequestListener({
-    db: apiDb,
-    logger: createLogger('bench', 'silent'),
-    metrics: createMetricsRegistry('bench'),
-    isShuttingDown: () => false,
-  });
-  const server = createHttpServer(listener);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const mid = Math.floor(NAMES / 2) + 3;
-  const endpoints: Array<[string, string]> = [
-    ['name', `/v1/names/n${mid}.btc`],
-    ['name (changed once)', `/v1/names/n${Math.floor(NAMES / 2)}.btc`],
-    ['address', `/v1/addresses/stacks/${addresses[mid % addressCount]!}`],
-    ['subdomain', `/v1/names/s${mid}.n${mid % NAMES}.btc`],
-    ['name price', `/v2/prices/names/n${mid}.btc`],
-  ];
-  // A lookup that does not answer 200, or any error answer under load, makes the figures invalid (issue #19's rule).
-  const invalid: string[] = [];
-  for (const [label, path] of endpoints) {
-    const check = await fetch(`${base}${path}`);
-    const body = await check.text();
-    if (check.status !== 200) invalid.push(`${label} answered ${check.status}`);
-    const load = await httpLoad(`${base}${path}`, { seconds: SECONDS, connections: CONNECTIONS });
-    if (load.errors > 0) invalid.push(`${label}: ${load.errors} error answers under load`);
-    console.log(
-      `${label.padEnd(20)} ${String(Math.round(load.rps)).padStart(6)} req/s  p50 ${load.p50.toFixed(2)} ms  p99 ${load.p99.toFixed(2)} ms  non-200 ${load.errors}  (${check.status}, ${body.length} bytes)`,
+interface Scenario {
+  label: string;
+  /** The paths of one database, with the body each must answer. */
+  paths(shape: NamesShape): Array<{ path: string; body: unknown }>;
+}
+
+/** `count` numbers spread over [0, total): a stride apart, shifted so every last digit occurs. */
+function spreadOver(total: number, count: number): number[] {
+  const n = Math.min(total, count);
+  const stride = Math.floor(total / n);
+  return Array.from({ length: n }, (_, k) => Math.min(total - 1, k * stride + (k % Math.min(10, stride))));
+}
+
+const SCENARIOS: Scenario[] = [
+  {
+    label: '/v1/names/{name}',
+    paths: (shape) => spreadOver(shape.names, PATHS).map((g) => ({ path: `/v1/names/n${g}.btc`, body: expectedName(shape, g) })),
+  },
+  {
+    label: '/v1/addresses/stacks/{addr}',
+    paths: (shape) =>
+      spreadOver(addressCount(shape), PATHS).map((i) => ({
+        path: `/v1/addresses/stacks/${ownerAddress(i)}`,
+        body: { names: expectedAddressNames(shape, i) },
+      })),
+  },
+  {
+    label: '/v1/names/{subdomain}',
+    paths: (shape) =>
+      spreadOver(shape.subdomains, PATHS).map((g) => ({
+        path: `/v1/names/s${g}.n${g % shape.names}.btc`,
+        body: expectedSubdomain(shape, g),
+      })),
+  },
+];
+
+/** Every path answers 200 with exactly the expected body; the first wrong answers are the error. */
+async function checkAnswers(target: Target, scenario: Scenario, paths: Array<{ path: string; body: unknown }>): Promise<void> {
+  const wrong: string[] = [];
+  for (let k = 0; k < paths.length; k += 50) {
+    await Promise.all(
+      paths.slice(k, k + 50).map(async ({ path, body }) => {
+        const res = await fetch(`${target.base}${path}`);
+        const text = await res.text();
+        if (res.status !== 200 || !isDeepStrictEqual(JSON.parse(text), body)) {
+          wrong.push(`${path} answered ${res.status} ${text.slice(0, 300)} (expected ${JSON.stringify(body).slice(0, 300)})`);
+        }
+      }),
     );
   }
-  if (invalid.length > 0) {
-    console.error(`BENCH INVALID: ${invalid.join('; ')}`);
-    process.exitCode = 1;
+  if (wrong.length > 0) {
+    throw new BenchInvalidError(
+      `${target.label}, ${scenario.label}: ${wrong.length} wrong answers, e.g. ${wrong.slice(0, 2).join('; ')}`,
+    );
   }
-  await closeServer(server);
-  await apiDb.destroy();
-} finally {
-  await db.destroy();
-  await pgServer.stop();
-  removeBenchDir(dir);
+}
+
+interface PlanSummary {
+  nodes: string;
+  buffers: number;
+  ms: number;
+}
+
+/** The generic plan of a lookup (as the api's sessions plan it) run once: its node types and buffers read. */
+async function explain(databaseUrl: string, text: string, values: unknown[]): Promise<PlanSummary> {
+  const client = new pg.Client({ connectionString: databaseUrl, options: '-c plan_cache_mode=force_generic_plan' });
+  await client.connect();
+  try {
+    await client.query({ name: 'lookup', text, values });
+    const params = values.map((v) => `'${String(v).replace(/'/g, "''")}'`).join(', ');
+    const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode; 'Execution Time': number }> }>(
+      `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE lookup(${params})`,
+    );
+    const [{ Plan: plan, 'Execution Time': ms }] = rows[0]!['QUERY PLAN'] as [{ Plan: PlanNode; 'Execution Time': number }];
+    const nodes: string[] = [];
+    const walk = (p: PlanNode) => {
+      nodes.push(p['Relation Name'] ? `${p['Node Type']} ${p['Index Name'] ?? p['Relation Name']}` : p['Node Type']);
+      for (const c of p.Plans ?? []) walk(c);
+    };
+    walk(plan);
+    return { nodes: nodes.join(' › '), buffers: plan['Shared Hit Blocks'] + plan['Shared Read Blocks'], ms };
+  } finally {
+    await client.end();
+  }
+}
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Shared Hit Blocks': number;
+  'Shared Read Blocks': number;
+  Plans?: PlanNode[];
+}
+
+async function checkPlans(targets: Target[]): Promise<void> {
+  const samples: Array<[string, string, (shape: NamesShape) => unknown[]]> = [
+    ['name', NAME_LOOKUP_STATEMENTS.name, (s) => [`n${Math.floor(s.names / 2) + 3}.btc`]],
+    ['address', NAME_LOOKUP_STATEMENTS.address, (s) => [ownerAddress(Math.floor(addressCount(s) / 2))]],
+    [
+      'subdomain',
+      NAME_LOOKUP_STATEMENTS.subdomain,
+      (s) => [`s${Math.floor(s.subdomains / 2)}.n${Math.floor(s.subdomains / 2) % s.names}.btc`],
+    ],
+  ];
+  const problems: string[] = [];
+  for (const [label, text, values] of samples) {
+    const plans = [];
+    for (const t of targets) {
+      const p = await explain(t.databaseUrl, text, values(t.shape));
+      plans.push(p);
+      console.log(
+        `  ${label.padEnd(10)} ${t.label.padEnd(6)} ${String(p.buffers).padStart(4)} buffers ${p.ms.toFixed(3)} ms  ${p.nodes}`,
+      );
+      // The namespaces (a handful of rows) and the one-row tip may be scanned; the tables that grow may not.
+      if (/Seq Scan bns_(names|subdomains|zonefiles)( |$)/.test(p.nodes))
+        problems.push(`${label} on ${t.label} scans a table: ${p.nodes}`);
+    }
+    const [small, big] = plans as [PlanSummary, PlanSummary];
+    if (small.nodes !== big.nodes) problems.push(`${label} has another plan on the big database`);
+    // A B-tree a hundred times larger may be one level deeper: one more buffer per index descent, no more.
+    if (big.buffers > small.buffers * 1.5) problems.push(`${label} reads ${small.buffers} vs ${big.buffers} buffers`);
+  }
+  if (problems.length > 0) throw new BenchInvalidError(`plans: ${problems.join('; ')}`);
+}
+
+async function main(): Promise<void> {
+  const stops: Array<() => Promise<void>> = [];
+  const procs: ServiceProcess[] = [];
+  try {
+    let serverUrl = process.env.DATABASE_URL;
+    if (!serverUrl) {
+      const dir = process.env.BENCH_DATA_DIR ?? join(ROOT, '.tmp', `bench-names-${process.pid}`);
+      const pgServer = await startPostgres({
+        dataDir: join(dir, 'pg'),
+        fresh: !process.env.BENCH_DATA_DIR,
+        settings: { fsync: 'off', synchronous_commit: 'off' },
+      });
+      serverUrl = pgServer.url;
+      if (!process.env.BENCH_DATA_DIR) stops.push(async () => removeBenchDir(dir));
+      stops.unshift(() => pgServer.stop());
+    }
+    const ports = await freePorts(2);
+    const targets: Target[] = [];
+    for (const [k, [label, shape]] of (
+      [
+        ['small', SMALL],
+        ['big', BIG],
+      ] as const
+    ).entries()) {
+      const name = `bench_names_${shape.names}_${shape.subdomains}`;
+      const admin = new pg.Client(serverUrl);
+      await admin.connect();
+      const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+      if (!rowCount) await admin.query(`CREATE DATABASE ${name}`);
+      await admin.end();
+      const url = new URL(serverUrl);
+      url.pathname = `/${name}`;
+      const databaseUrl = url.toString();
+      const seconds = await seedNames(databaseUrl, shape);
+      console.log(
+        `${label}: ${shape.names.toLocaleString('en')} names, ${shape.subdomains.toLocaleString('en')} subdomains, ${addressCount(shape).toLocaleString('en')} addresses (${seconds === null ? 'reused from an earlier run' : `generated in ${seconds.toFixed(0)} s`})`,
+      );
+      const port = ports[k]!;
+      procs.push(
+        startService(
+          'api',
+          {
+            DATABASE_URL: databaseUrl,
+            KAFKA_BROKERS: '',
+            REDIS_URL: undefined,
+            LOG_LEVEL: 'info',
+            API_PORT: String(port),
+            API_HOST: '127.0.0.1',
+            API_WORKERS: '1',
+          },
+          () => {},
+        ),
+      );
+      await waitForHttp(`http://127.0.0.1:${port}/readyz`);
+      targets.push({ label, shape, databaseUrl, base: `http://127.0.0.1:${port}` });
+    }
+
+    console.log('plans (generic, as the api runs them), EXPLAIN ANALYZE of one lookup on each database:');
+    await checkPlans(targets);
+    const paths = SCENARIOS.map((s) => targets.map((t) => s.paths(t.shape)));
+    for (const [si, s] of SCENARIOS.entries()) for (const [ti, t] of targets.entries()) await checkAnswers(t, s, paths[si]![ti]!);
+    console.log(
+      `answers checked: every path of every scenario on both databases (${paths.flat(2).length.toLocaleString('en')} requests)`,
+    );
+
+    console.log(
+      `load: ${hasWrk() ? `wrk, ${CONNECTIONS} connections cycling through up to ${PATHS.toLocaleString('en')} paths` : `node generator, ${CONNECTIONS} connections, one path (no wrk)`}, ${SECONDS} s a run, loopback; ${availableParallelism()} cores shared by wrk, the api (1 worker) and PostgreSQL`,
+    );
+    const runs = SCENARIOS.map(() => targets.map((): Load[] => []));
+    for (let round = 0; round < ROUNDS; round++) {
+      console.log(`round ${round + 1}/${ROUNDS}, load average ${loadavg()[0]!.toFixed(2)}`);
+      for (const [si, s] of SCENARIOS.entries()) {
+        for (let k = 0; k < targets.length; k++) {
+          const ti = (k + round) % targets.length;
+          const t = targets[ti]!;
+          const list = paths[si]![ti]!.map((p) => p.path);
+          await pathsLoad(t.base, list, 1, CONNECTIONS); // warm-up
+          const r = await pathsLoad(t.base, list, SECONDS, CONNECTIONS);
+          runs[si]![ti]!.push(r);
+          console.log(
+            `  ${s.label.padEnd(28)} ${t.label.padEnd(6)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms${r.errors ? `  (${r.errors} errors)` : ''}`,
+          );
+        }
+      }
+    }
+    const failing = runs.flatMap((byTarget, si) =>
+      byTarget.flatMap((rs, ti) => (rs.some((r) => r.errors > 0) ? [`${SCENARIOS[si]!.label} / ${targets[ti]!.label}`] : [])),
+    );
+    if (failing.length > 0) throw new BenchInvalidError(`error answers under load: ${failing.join(', ')}`);
+    console.log(
+      `\n${new Date().toISOString()}: req/s, median (min–max) of ${ROUNDS} alternating round(s), median p50 / p99; no error answers. Bar: ≥ 5,000 req/s, p99 < 20 ms.`,
+    );
+    const head = targets.map((t) => `${t.label} (${t.shape.names.toLocaleString('en')} names)`);
+    console.log(`| lookup | ${head.join(' | ')} | big ÷ small |`);
+    console.log(`|---|${targets.map(() => '---').join('|')}|---|`);
+    for (const [si, s] of SCENARIOS.entries()) {
+      const cells = runs[si]!.map(
+        (rs) =>
+          `${formatSpread(
+            rs.map((r) => r.rps),
+            0,
+          )}, ${spread(rs.map((r) => r.p50)).median.toFixed(2)} / ${spread(rs.map((r) => r.p99)).median.toFixed(2)} ms`,
+      );
+      const ratio = spread(runs[si]![1]!.map((r) => r.rps)).median / spread(runs[si]![0]!.map((r) => r.rps)).median;
+      console.log(`| ${s.label} | ${cells.join(' | ')} | ${ratio.toFixed(2)} |`);
+    }
+    console.log(`\nload average at the end ${loadavg()[0]!.toFixed(2)} (other work on the machine skews the figures)`);
+  } finally {
+    for (const p of procs.reverse()) await stopService(p);
+    for (const stop of stops) await stop();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().catch((err: unknown) => {
+    console.error(err instanceof BenchInvalidError ? err.message : err);
+    process.exit(1);
+  });
 }

@@ -6,7 +6,7 @@ import { query, statement } from '../../datastore/read-statement';
  * (not expired, not in the grace period, not revoked: what the contract's `name-resolve` accepts), and subdomains
  * whose current record it owns. The cost follows the rows naming the address, not the tables' size.
  */
-const NAMES_OF_ADDRESS = statement(
+export const NAMES_OF_ADDRESS = statement(
   `WITH tip AS (SELECT coalesce((SELECT block_height FROM chain_tip), 0) AS height)
    SELECT fqn FROM (
      SELECT c.fqn

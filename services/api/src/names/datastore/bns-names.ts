@@ -15,7 +15,7 @@ export interface DbBnsNameState extends DbBnsName {
   tip_height: number | null;
 }
 
-const NAME_STATE = statement(
+export const NAME_STATE = statement(
   `SELECT n.*, ns.lifetime, ns.revealed_at, ns.launched_at, z.zonefile, (SELECT block_height FROM chain_tip) AS tip_height
    FROM (${LATEST_NAME}) n
    LEFT JOIN LATERAL (

@@ -5,7 +5,7 @@ import { query, statement } from '../../datastore/read-statement';
 /** The current record of a subdomain: the highest `seqn`, the first seen among equal ones. */
 const LATEST_SUBDOMAIN = `SELECT * FROM bns_subdomains WHERE fqn = $1 ORDER BY seqn DESC, block_height, tx_index LIMIT 1`;
 
-const SUBDOMAIN = statement(LATEST_SUBDOMAIN);
+export const SUBDOMAIN = statement(LATEST_SUBDOMAIN);
 
 export async function getSubdomain(db: Knex, fqn: string): Promise<DbBnsSubdomain | undefined> {
   const [row] = await query<DbBnsSubdomain>(db, SUBDOMAIN, [fqn]);

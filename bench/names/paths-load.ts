@@ -1,0 +1,58 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { hasWrk, nodeLoad, type Load } from '../http-load';
+
+/**
+ * Loads `base` + each of `paths` in turn (so the lookups spread over the tables, not one cached row): `wrk` with a Lua
+ * script cycling through the paths (each of its two threads from another start), else the Node generator on the
+ * first path only (said so in the output).
+ */
+export async function pathsLoad(base: string, paths: string[], seconds: number, connections: number): Promise<Load> {
+  if (!hasWrk()) return nodeLoad(`${base}${paths[0]!}`, { seconds, connections });
+  const dir = mkdtempSync(join(tmpdir(), 'bench-names-'));
+  const script = join(dir, 'paths.lua');
+  writeFileSync(
+    script,
+    `local paths = {${paths.map((p) => JSON.stringify(p)).join(',')}}
+local i = 0
+local n = #paths
+local threads = 0
+function setup(thread)
+  thread:set("start", threads * 7919)
+  threads = threads + 1
+end
+function init(args) i = (start or 0) % n end
+function request()
+  i = i % n + 1
+  return wrk.format("GET", paths[i])
+end
+`,
+  );
+  try {
+    return await new Promise<Load>((resolve, reject) => {
+      const child = spawn('wrk', ['-t2', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, base], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      child.on('exit', (code) => {
+        if (code !== 0) return reject(new Error(`wrk exited ${code}: ${out}`));
+        const ms = (m: RegExpExecArray | null) => (m ? Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1) : NaN);
+        const rps = /Requests\/sec:\s+([\d.]+)/.exec(out);
+        const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(out);
+        const socket = /Socket errors:.*?(\d+).*?(\d+).*?(\d+).*?(\d+)/.exec(out);
+        if (!rps) return reject(new Error(`cannot read wrk output:\n${out}`));
+        resolve({
+          rps: Number(rps[1]),
+          p50: ms(/\s50%\s+([\d.]+)(us|ms|s)/.exec(out)),
+          p99: ms(/\s99%\s+([\d.]+)(us|ms|s)/.exec(out)),
+          errors: Number(non2xx?.[1] ?? 0) + (socket ? socket.slice(1).reduce((n, v) => n + Number(v), 0) : 0),
+        });
+      });
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
