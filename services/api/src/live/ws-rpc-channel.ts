@@ -39,6 +39,8 @@ export class WsRpcChannel implements LiveChannel {
   private readonly heartbeat: NodeJS.Timeout;
   /** Connections dropped for not reading (counted for metrics and tests). */
   droppedSlow = 0;
+  /** Bytes the last dropped connection had left unread when it was dropped (never more than the limit). */
+  lastDroppedBufferedBytes = 0;
 
   constructor(
     private readonly hub: LiveHub,
@@ -113,6 +115,7 @@ export class WsRpcChannel implements LiveChannel {
     if (!client || client.dropped) return;
     client.dropped = true;
     this.droppedSlow++;
+    this.lastDroppedBufferedBytes = ws.bufferedAmount;
     this.logger.warn({ buffered: ws.bufferedAmount }, 'live ws connection dropped: slow consumer');
     this.forget(ws, client);
     ws.close(SLOW_CONSUMER_CLOSE_CODE, 'slow consumer: messages left unread');
