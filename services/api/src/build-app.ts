@@ -129,7 +129,7 @@ function createApp(deps: ApiDeps, duration: DurationHistogram, runes: GetRoute[]
   app.use(chainRouter(ctx));
   app.use(expressRouter(runes));
   app.use(namesRouter(deps.db));
-  app.use(accountsRouter(deps.db));
+  app.use(accountsRouter(deps.db, limits));
   // The documented paths, for a method they do not take and for naming an undecodable parameter.
   const templates = pathTemplates(document);
   app.use(methodNotAllowed(templates));

@@ -34,6 +34,7 @@ import * as m041 from './041-token-balance-changes';
 import * as m042 from './042-token-balances';
 import * as m043 from './043-nft-owner-changes';
 import * as m044 from './044-nonce-lookups';
+import * as m045 from './045-account-event-lookups';
 import * as m050 from './050-chain-block-lookups';
 import * as m051 from './051-chain-read-models';
 
@@ -79,6 +80,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['042-token-balances', m042],
   ['043-nft-owner-changes', m043],
   ['044-nonce-lookups', m044],
+  ['045-account-event-lookups', m045],
   ['050-chain-block-lookups', m050],
   ['051-chain-read-models', m051],
 ];

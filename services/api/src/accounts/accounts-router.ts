@@ -1,19 +1,28 @@
 import express, { type Router } from 'express';
 import type { Knex } from 'knex';
+import type { PageLimits } from '../env';
+import { addressActivityRoutes } from './routes/address-activity';
+import { addressTransactionsRoutes } from './routes/address-transactions';
 import { balancesRoutes } from './routes/balances';
 import { ftBalanceRoutes } from './routes/ft-balances';
 import { noncesRoutes } from './routes/nonces';
 import { stxBalanceRoutes } from './routes/stx-balance';
+import { txsWithTransfersRoutes } from './routes/txs-with-transfers';
 
 /**
  * The accounts family (ADR 0024): an address's STX and token balances, at the tip or at a height, and its nonces; read from the
- * balance read models the indexer keeps in each block's transaction (one index read a balance, no sum over events).
+ * balance read models the indexer keeps in each block's transaction (one index read a balance, no sum over events). Also
+ * its activity as the reference API lists it: asset events, inbound transfers, pending transactions, and its
+ * transactions with the transfers it made in each (v1 and v2 forms).
  */
-export function accountsRouter(db: Knex): Router {
+export function accountsRouter(db: Knex, limits: PageLimits): Router {
   const router = express.Router();
   router.use(stxBalanceRoutes(db));
   router.use(balancesRoutes(db));
   router.use(ftBalanceRoutes(db));
   router.use(noncesRoutes(db));
+  router.use(addressActivityRoutes(db, limits));
+  router.use(txsWithTransfersRoutes(db, limits));
+  router.use(addressTransactionsRoutes(db, limits));
   return router;
 }

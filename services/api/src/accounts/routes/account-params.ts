@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import type { Knex } from 'knex';
 import { InputError, NotFoundError } from '@bda/common';
-import { echo, MAX_BLOCK_HEIGHT, queryBoolean, queryString } from '../../params';
+import { echo, MAX_BLOCK_HEIGHT, queryBoolean, queryInt, queryString } from '../../params';
 import { canonicalHeightOf } from '../datastore/stx-balance';
 
 /**
@@ -37,4 +37,21 @@ export async function parseUntilBlock(db: Knex, query: Record<string, unknown>):
 /** The reference API's header on the operations it marks deprecated (RFC 7234 warn-code 299, its default text). */
 export function markDeprecated(res: Response): void {
   res.set('Warning', '299 - "Deprecated: Endpoint is deprecated"');
+}
+
+/**
+ * `height` (one block) and `until_block` (up to a block) of the v1 address lists, as the reference API takes them:
+ * both together is a 400; `until_block` as `parseUntilBlock`. Returns the range to read.
+ */
+export async function parseHeightRange(
+  db: Knex,
+  query: Record<string, unknown>,
+): Promise<{ kind: 'at'; height: number } | { kind: 'until'; height: number | null }> {
+  const rawHeight = queryString(query, 'height');
+  if (rawHeight !== undefined && queryString(query, 'until_block') !== undefined) {
+    throw new InputError(`query parameter height: can't handle until_block and height in the same request`);
+  }
+  const until = await parseUntilBlock(db, query);
+  if (rawHeight === undefined) return { kind: 'until', height: until };
+  return { kind: 'at', height: queryInt(query, 'height', { default: 0, min: 0, max: MAX_BLOCK_HEIGHT }) };
 }

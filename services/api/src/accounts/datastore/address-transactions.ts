@@ -1,0 +1,140 @@
+import type { Knex } from 'knex';
+import type { DbChainTip, DbEvent } from '@bda/db';
+import { FROM_TIP, TIP_SELECT, tipOf, type TipColumns } from '../../datastore/chain-tip';
+import { query, rowsCarrying, statement } from '../../datastore/read-statement';
+import {
+  ABI_SELECT,
+  abisOf,
+  calledContract,
+  deployAbi,
+  firstCallOf,
+  type ContractAbis,
+} from '../../chain/datastore/contract-abis';
+import { txParents, txRowSelect, txRowsOf, txSelect } from '../../chain/datastore/txs';
+import { ASSET_EVENT_TYPES, eventSelect } from './address-assets';
+import { transfersOf, txKeys, type DbTxWithTransfers } from './txs-with-transfers';
+
+/**
+ * `/extended/v2/addresses/{address}/transactions` (`$1` principal, `$2` limit, `$3` offset, `$4`/`$5` the cursor's
+ * block height and transaction index, null without a cursor): the principal's transactions (as the reference API's
+ * `principal_txs`: origin, sponsor, token-transfer recipient, contract, asset event party), newest first, from the
+ * cursor on; one more row than the page (its key is the cursor of the page after); the total; and the key of the
+ * first row of the page before (`limit` rows newer than the page's first), in one statement.
+ */
+const ADDRESS_TRANSACTIONS = statement(
+  `WITH k AS MATERIALIZED (${txKeys(() => 'true', { events: 'all', sponsor: true })}),
+   page AS (
+     SELECT * FROM k WHERE $4::integer IS NULL OR (k.block_height, k.tx_index) <= ($4::integer, $5::integer)
+     ORDER BY k.block_height DESC, k.tx_index DESC LIMIT $2::integer + 1 OFFSET $3
+   ),
+   first AS (SELECT * FROM page ORDER BY block_height DESC, tx_index DESC LIMIT 1),
+   newer AS (
+     SELECT k.* FROM k, first WHERE (k.block_height, k.tx_index) > (first.block_height, first.tx_index)
+     ORDER BY k.block_height, k.tx_index OFFSET $2::integer - 1 LIMIT 1
+   )
+   SELECT ${TIP_SELECT}, (SELECT count(*) FROM k) AS total,
+          (SELECT n.index_block_hash || ':' || coalesce(x.microblock_sequence, 2147483647) || ':' || n.tx_index
+           FROM newer n JOIN txs x ON x.tx_id = n.tx_id AND x.index_block_hash = n.index_block_hash) AS next_cursor,
+          ${txRowSelect('h')}, h.transfers, ${ABI_SELECT}
+   FROM ${FROM_TIP}
+   LEFT JOIN LATERAL (
+     SELECT p.*, ${firstCallOf('p')} AS first_call
+     FROM (
+       SELECT t.*, row_number() OVER (ORDER BY k.block_height DESC, k.tx_index DESC) AS pos
+       FROM page k
+       CROSS JOIN LATERAL (
+         SELECT ${txSelect('t')}, ${calledContract('t')} AS called, ev.transfers
+         FROM txs t
+         ${txParents('t')}
+         ${transfersOf(false)}
+         WHERE t.tx_id = k.tx_id AND t.index_block_hash = k.index_block_hash
+         OFFSET 0
+       ) t
+     ) p
+   ) h ON true
+   ${deployAbi('h.first_call')}
+   ORDER BY h.pos`,
+);
+
+export interface AddressTransactionsPage {
+  tip: DbChainTip | null;
+  total: number;
+  /** The page, newest first, and the row after it when there is one. */
+  rows: DbTxWithTransfers[];
+  abis: ContractAbis;
+  nextCursor: string | null;
+}
+
+export async function getAddressTransactions(
+  db: Knex,
+  principal: string,
+  page: { limit: number; offset: number },
+  cursor: { height: number; txIndex: number } | null,
+): Promise<AddressTransactionsPage> {
+  type Row = TipColumns & {
+    total: string;
+    next_cursor: string | null;
+    tx_id: string | null;
+    abi_contract_id: string | null;
+    contract_abi: unknown;
+  };
+  const rows = await query<Row>(db, ADDRESS_TRANSACTIONS, [
+    principal,
+    page.limit,
+    page.offset,
+    cursor?.height ?? null,
+    cursor?.txIndex ?? null,
+  ]);
+  const first = rows[0]!;
+  return {
+    tip: tipOf(first),
+    total: Number(first.total),
+    rows: txRowsOf(rows) as DbTxWithTransfers[],
+    abis: abisOf(rows),
+    nextCursor: first.next_cursor,
+  };
+}
+
+const BLOCK_HEIGHT = statement(`SELECT block_height FROM blocks WHERE index_block_hash = $1 LIMIT 1`);
+
+/** The height of the block with this index block hash (any block, as the reference API's cursor lookup); null if none. */
+export async function blockHeightOf(db: Knex, indexBlockHash: string): Promise<number | null> {
+  const [row] = await query<{ block_height: number }>(db, BLOCK_HEIGHT, [indexBlockHash]);
+  return row?.block_height ?? null;
+}
+
+/**
+ * `/extended/v2/addresses/{address}/transactions/{tx_id}/events` (`$1` principal, `$2` tx id, `$3` limit, `$4`
+ * offset): whether a canonical transaction has the id, the number of its committed asset events the principal sends
+ * or receives, and a page of them in event order.
+ */
+const TX_EVENTS = statement(
+  `SELECT x.found, c.total, ${eventSelect('p')}
+   FROM (SELECT EXISTS (SELECT 1 FROM txs WHERE tx_id = $2 AND canonical) AS found) x
+   CROSS JOIN LATERAL (
+     SELECT count(*) AS total FROM events e
+     WHERE e.tx_id = $2 AND e.canonical AND e.committed AND e.type IN ${ASSET_EVENT_TYPES} AND (e.sender = $1 OR e.recipient = $1)
+   ) c
+   LEFT JOIN LATERAL (
+     SELECT e.* FROM events e
+     WHERE e.tx_id = $2 AND e.canonical AND e.committed AND e.type IN ${ASSET_EVENT_TYPES} AND (e.sender = $1 OR e.recipient = $1)
+     ORDER BY e.event_index LIMIT $3 OFFSET $4
+   ) p ON true
+   ORDER BY p.event_index`,
+);
+
+export async function getAddressTxEvents(
+  db: Knex,
+  principal: string,
+  txId: string,
+  page: { limit: number; offset: number },
+): Promise<{ found: boolean; total: number; events: DbEvent[] }> {
+  const rows = await query<{ found: boolean; total: string } & Partial<DbEvent>>(db, TX_EVENTS, [
+    principal,
+    txId,
+    page.limit,
+    page.offset,
+  ]);
+  const first = rows[0]!;
+  return { found: first.found, total: Number(first.total), events: rowsCarrying<DbEvent>(rows, 'tx_id') };
+}

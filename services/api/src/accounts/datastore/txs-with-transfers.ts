@@ -1,0 +1,157 @@
+import type { Knex } from 'knex';
+import type { DbChainTip } from '@bda/db';
+import { FROM_TIP, TIP_SELECT, tipOf, type TipColumns } from '../../datastore/chain-tip';
+import { query, statement, type Statement } from '../../datastore/read-statement';
+// The chain family's transaction row and ABI lookups: shared by every list of transactions (see the report on ADR 0023).
+import {
+  ABI_SELECT,
+  abisOf,
+  calledContract,
+  deployAbi,
+  firstCallOf,
+  type ContractAbis,
+} from '../../chain/datastore/contract-abis';
+import { txParents, txRowSelect, txRowsOf, txSelect, type DbTxRow } from '../../chain/datastore/txs';
+import { ASSET_EVENT_TYPES } from './address-assets';
+
+/** One asset event of a transaction that the principal sends or receives (amount and NFT value as stored). */
+export interface DbPrincipalTransfer {
+  type: string;
+  event_index: number;
+  amount: string | null;
+  sender: string | null;
+  recipient: string | null;
+  asset_identifier: string | null;
+  value_hex: string | null;
+  value_repr: string | null;
+}
+
+export type DbTxWithTransfers = DbTxRow & { transfers: DbPrincipalTransfer[] | null };
+
+/** Which transactions of the principal: at one height, up to a height (capped at the tip), or by id. */
+export type TransfersRange = { kind: 'at'; height: number } | { kind: 'until'; height: number | null };
+
+/** Which links make a transaction one of the principal's (see `txKeys`). */
+interface KeyRules {
+  /** Asset events that count: STX ones only (the single-transaction form of v1), or all. */
+  events: 'stx' | 'all';
+  /** Whether paying the fee of a sponsored transaction counts (the v2 list's rule). */
+  sponsor: boolean;
+}
+
+const STX_EVENT_TYPES = `('stx_transfer_event', 'stx_mint_event', 'stx_burn_event')`;
+
+/**
+ * The transactions of a principal (`$1`) as the reference API lists them with their transfers: it sent them (as
+ * origin; with `sponsor`, or paid their fee as sponsor), received a token transfer, deployed or was called by them, or
+ * sent or received a committed asset event of them. `cond` narrows each branch (`t.` and `e.` columns). Each row is
+ * a transaction's (block_height, tx_index, tx_id, index_block_hash, microblock_sequence).
+ */
+export function txKeys(cond: (alias: 't' | 'e') => string, rules: KeyRules): string {
+  const keys = (a: 't' | 'e') => `${a}.block_height, ${a}.tx_index, ${a}.tx_id, ${a}.index_block_hash`;
+  const types = rules.events === 'stx' ? STX_EVENT_TYPES : ASSET_EVENT_TYPES;
+  const event = `e.canonical AND e.committed AND e.type IN ${ASSET_EVENT_TYPES} AND e.type IN ${types}`;
+  return [
+    `SELECT ${keys('t')} FROM txs t WHERE t.canonical AND t.sender_address = $1 AND ${cond('t')}`,
+    ...(rules.sponsor
+      ? [`SELECT ${keys('t')} FROM txs t WHERE t.canonical AND t.sponsored AND t.sponsor_address = $1 AND ${cond('t')}`]
+      : []),
+    `SELECT ${keys('t')} FROM txs t WHERE t.canonical AND t.type_id = 'token_transfer' AND t.payload->>'recipient_address' = $1
+       AND ${cond('t')}`,
+    `SELECT ${keys('t')} FROM txs t WHERE t.canonical AND t.contract_id = $1 AND ${cond('t')}`,
+    `SELECT ${keys('e')} FROM events e WHERE ${event} AND e.sender = $1 AND ${cond('e')}`,
+    `SELECT ${keys('e')} FROM events e WHERE ${event} AND e.recipient = $1 AND ${cond('e')}`,
+  ].join(' UNION ');
+}
+
+/** The principal's asset events of the transaction `t` (STX only with `stxOnly`), highest event index first. */
+export function transfersOf(stxOnly: boolean): string {
+  const types = stxOnly ? STX_EVENT_TYPES : ASSET_EVENT_TYPES;
+  return `LEFT JOIN LATERAL (
+     SELECT json_agg(json_build_object('type', e.type, 'event_index', e.event_index, 'amount', e.amount::text,
+              'sender', e.sender, 'recipient', e.recipient, 'asset_identifier', e.asset_identifier,
+              'value_hex', e.value_hex, 'value_repr', e.value_repr) ORDER BY e.event_index DESC) AS transfers
+     FROM events e
+     WHERE e.tx_id = t.tx_id AND e.index_block_hash = t.index_block_hash AND e.canonical AND e.committed
+       AND e.type IN ${types} AND (e.sender = $1 OR e.recipient = $1)
+   ) ev ON true`;
+}
+
+/**
+ * `/extended/v1/address/{principal}/transactions_with_transfers` (`$1` principal, `$2` limit, `$3` offset, `$4`
+ * height or null): the tip, the number of the principal's transactions in the range, and one page of them (newest
+ * first) with the principal's transfers of each and the ABIs of the contracts the page calls, in one statement.
+ */
+function listText(range: TransfersRange['kind']): string {
+  const bound =
+    range === 'at'
+      ? 'LEFT JOIN LATERAL (SELECT $4::integer AS height) r ON true'
+      : 'LEFT JOIN LATERAL (SELECT least(coalesce($4::integer, tip.block_height), tip.block_height) AS height) r ON true';
+  const cond = (a: 't' | 'e') => (range === 'at' ? `${a}.block_height = r.height` : `${a}.block_height <= r.height`);
+  const keys = txKeys(cond, { events: 'all', sponsor: false });
+  return `SELECT ${TIP_SELECT}, c.total, ${txRowSelect('h')}, h.transfers, ${ABI_SELECT}
+   FROM ${FROM_TIP}
+   ${bound}
+   CROSS JOIN LATERAL (SELECT count(*) AS total FROM (${keys}) k) c
+   LEFT JOIN LATERAL (
+     SELECT page.*, ${firstCallOf('page')} AS first_call
+     FROM (
+       SELECT t.*, row_number() OVER (ORDER BY k.block_height DESC, k.tx_index DESC) AS pos
+       FROM (SELECT * FROM (${keys}) k ORDER BY k.block_height DESC, k.tx_index DESC LIMIT $2 OFFSET $3) k
+       CROSS JOIN LATERAL (
+         SELECT ${txSelect('t')}, ${calledContract('t')} AS called, ev.transfers
+         FROM txs t
+         ${txParents('t')}
+         ${transfersOf(false)}
+         WHERE t.tx_id = k.tx_id AND t.index_block_hash = k.index_block_hash
+         OFFSET 0
+       ) t
+     ) page
+   ) h ON true
+   ${deployAbi('h.first_call')}
+   ORDER BY h.pos`;
+}
+
+const LISTS: Record<TransfersRange['kind'], Statement> = { at: statement(listText('at')), until: statement(listText('until')) };
+
+type Row = TipColumns & { total?: string; tx_id: string | null; abi_contract_id: string | null; contract_abi: unknown };
+
+export async function getTxsWithTransfers(
+  db: Knex,
+  principal: string,
+  page: { limit: number; offset: number },
+  range: TransfersRange,
+): Promise<{ tip: DbChainTip | null; total: number; rows: DbTxWithTransfers[]; abis: ContractAbis }> {
+  const rows = await query<Row>(db, LISTS[range.kind], [principal, page.limit, page.offset, range.height]);
+  const first = rows[0]!;
+  return { tip: tipOf(first), total: Number(first.total), rows: txRowsOf(rows) as DbTxWithTransfers[], abis: abisOf(rows) };
+}
+
+/**
+ * `/extended/v1/address/{principal}/{tx_id}/with_transfers` (`$1` principal, `$2` tx id): the canonical transaction
+ * when it is one of the principal's (as the list counts them, STX events only), with the principal's STX transfers.
+ */
+const ONE = statement(
+  `SELECT ${TIP_SELECT}, ${txRowSelect('h')}, h.transfers, ${ABI_SELECT}
+   FROM ${FROM_TIP}
+   LEFT JOIN LATERAL (
+     SELECT ${txSelect('t')}, ${calledContract('t')} AS called, ev.transfers
+     FROM (${txKeys((a) => `${a}.tx_id = $2`, { events: 'stx', sponsor: false })}) k
+     JOIN txs t ON t.tx_id = k.tx_id AND t.index_block_hash = k.index_block_hash
+     ${txParents('t')}
+     ${transfersOf(true)}
+     LIMIT 1
+   ) h ON true
+   ${deployAbi('h.called')}`,
+);
+
+export async function getTxWithTransfers(
+  db: Knex,
+  principal: string,
+  txId: string,
+): Promise<{ tip: DbChainTip | null; row: DbTxWithTransfers | null; abis: ContractAbis }> {
+  const rows = await query<Row>(db, ONE, [principal, txId]);
+  const first = rows[0]!;
+  const [row] = txRowsOf(rows) as DbTxWithTransfers[];
+  return { tip: tipOf(first), row: row ?? null, abis: abisOf(rows) };
+}

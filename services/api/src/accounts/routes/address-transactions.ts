@@ -1,0 +1,66 @@
+import express, { type Router } from 'express';
+import type { Knex } from 'knex';
+import { InputError, NotFoundError } from '@bda/common';
+import type { PageLimits } from '../../env';
+import { respondNotModifiedIfFresh } from '../../http-cache';
+import { echo, parsePage, parsePrincipal, parseTxId, queryBoolean, queryString } from '../../params';
+import { blockHeightOf, getAddressTransactions, getAddressTxEvents } from '../datastore/address-transactions';
+import { toAddressTransactionEventResponse, toAddressTransactionResponse, txCursor } from '../mappers/txs-with-transfers';
+import { markDeprecated } from './account-params';
+
+/** `<index block hash>:<microblock sequence>:<tx index>`, as the list's cursors are written. */
+const CURSOR = /^(0x[0-9a-fA-F]{64}):([0-9]{1,10}):([0-9]{1,10})$/;
+
+/**
+ * `/extended/v2/addresses/{address}/transactions` (its transactions, each with what it moved in STX and how many of
+ * its asset events of each kind; cursor or offset paging) and `/transactions/{tx_id}/events` (its asset events in one
+ * transaction). Both deprecated by the reference API.
+ */
+export function addressTransactionsRoutes(db: Knex, limits: PageLimits): Router {
+  const router = express.Router();
+
+  router.get('/extended/v2/addresses/:address/transactions', async (req, res) => {
+    const principal = parsePrincipal(req.params.address, 'address');
+    const page = parsePage(req.query, limits.tx, { zeroMeansDefault: true });
+    const exclude = queryBoolean(req.query, 'exclude_function_args');
+    const rawCursor = queryString(req.query, 'cursor');
+    let cursor: { height: number; txIndex: number } | null = null;
+    if (rawCursor !== undefined) {
+      const m = CURSOR.exec(rawCursor);
+      if (!m) {
+        throw new InputError(
+          `query parameter cursor: must be <index block hash>:<microblock sequence>:<tx index> as a page's cursor gives it, got ${echo(rawCursor)}`,
+        );
+      }
+      const height = await blockHeightOf(db, m[1]!.toLowerCase());
+      if (height === null)
+        throw new NotFoundError(`query parameter cursor: no block with index block hash ${m[1]!.toLowerCase()}`);
+      cursor = { height, txIndex: Number(m[3]) };
+    }
+    const { tip, total, rows, abis, nextCursor } = await getAddressTransactions(db, principal, page, cursor);
+    markDeprecated(res);
+    if (respondNotModifiedIfFresh(req, res, tip)) return;
+    const results = rows.slice(0, page.limit);
+    const after = rows[page.limit];
+    res.json({
+      ...page,
+      total,
+      next_cursor: nextCursor,
+      prev_cursor: after ? txCursor(after) : null,
+      cursor: results[0] ? txCursor(results[0]) : null,
+      results: results.map((r) => toAddressTransactionResponse(principal, r, abis, exclude)),
+    });
+  });
+
+  router.get('/extended/v2/addresses/:address/transactions/:tx_id/events', async (req, res) => {
+    const principal = parsePrincipal(req.params.address, 'address');
+    const txId = parseTxId(req.params.tx_id);
+    const page = parsePage(req.query, limits.tx, { zeroMeansDefault: true });
+    const { found, total, events } = await getAddressTxEvents(db, principal, txId, page);
+    if (!found) throw new NotFoundError(`tx_id: no canonical transaction ${txId}`);
+    markDeprecated(res);
+    res.json({ ...page, total, results: events.map(toAddressTransactionEventResponse) });
+  });
+
+  return router;
+}

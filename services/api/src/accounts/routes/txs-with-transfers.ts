@@ -1,0 +1,40 @@
+import express, { type Router } from 'express';
+import type { Knex } from 'knex';
+import { NotFoundError } from '@bda/common';
+import type { PageLimits } from '../../env';
+import { respondNotModifiedIfFresh } from '../../http-cache';
+import { parsePage, parsePrincipal, parseTxId } from '../../params';
+import { getTxsWithTransfers, getTxWithTransfers } from '../datastore/txs-with-transfers';
+import { toTxWithTransfersResponse } from '../mappers/txs-with-transfers';
+import { markDeprecated, parseHeightRange } from './account-params';
+
+/**
+ * `/extended/v1/address/{principal}/transactions_with_transfers` (a page of its transactions, each with the STX, FT
+ * and NFT transfers it sent or received in it) and `/{tx_id}/with_transfers` (one of them, STX transfers only).
+ */
+export function txsWithTransfersRoutes(db: Knex, limits: PageLimits): Router {
+  const router = express.Router();
+
+  router.get('/extended/v1/address/:principal/transactions_with_transfers', async (req, res) => {
+    const principal = parsePrincipal(req.params.principal);
+    const page = parsePage(req.query, limits.tx, { zeroMeansDefault: true });
+    const range = await parseHeightRange(db, req.query);
+    const { tip, total, rows, abis } = await getTxsWithTransfers(db, principal, page, range);
+    if (!tip) throw new NotFoundError('no current block');
+    markDeprecated(res);
+    if (respondNotModifiedIfFresh(req, res, tip)) return;
+    res.json({ ...page, total, results: rows.map((r) => toTxWithTransfersResponse(principal, r, abis, { tokens: true })) });
+  });
+
+  router.get('/extended/v1/address/:principal/:tx_id/with_transfers', async (req, res) => {
+    const principal = parsePrincipal(req.params.principal);
+    const txId = parseTxId(req.params.tx_id);
+    const { tip, row, abis } = await getTxWithTransfers(db, principal, txId);
+    if (!row) throw new NotFoundError(`tx_id: no canonical transaction ${txId} of ${principal}`);
+    markDeprecated(res);
+    if (respondNotModifiedIfFresh(req, res, tip)) return;
+    res.json(toTxWithTransfersResponse(principal, row, abis, { tokens: false }));
+  });
+
+  return router;
+}
