@@ -14,7 +14,7 @@ import { methodNotAllowed, namedDecodeErrors } from './method-not-allowed';
 import { pathTemplates } from './path-templates';
 import { expressRouter, type GetRoute, plainRoutes } from './plain-routes';
 import { knexRunesDb, runesRoutes, type RunesDb } from './runes';
-import { namesRouter } from './names';
+import { knexNamesDb, nameLookupRoutes, namesRouter, pooledNamesDb } from './names';
 import { accountsRouter } from './accounts';
 import { DEFAULT_ROSETTA_OPTIONS, rosettaRouter, type RosettaOptions } from './rosetta';
 import { SERVER_VERSION } from './version';
@@ -24,6 +24,8 @@ export interface ApiDeps {
   db: Knex;
   /** Where the `/runes/v1` reads run (the api process: their own pool, see `createRunesDb`); `db` when omitted. */
   runesDb?: RunesDb;
+  /** Where `/v1/names/{name}` and `/v1/addresses/…` run (the api process: a pool of their own, `createRunesDb`); `db` when omitted. */
+  namesDb?: RunesDb;
   logger: Logger;
   metrics: Registry;
   /** True once shutdown started: readiness turns 503. */
@@ -73,25 +75,31 @@ export function buildApp(deps: ApiDeps): Express {
     deps,
     durationHistogram(deps.metrics),
     runesRoutes({ db: deps.runesDb ?? knexRunesDb(deps.db), limits: deps.pageLimits?.runes }),
+    nameLookups(deps),
   );
 }
 
+function nameLookups(deps: ApiDeps): GetRoute[] {
+  return nameLookupRoutes(deps.namesDb ? pooledNamesDb(deps.namesDb) : knexNamesDb(deps.db));
+}
+
 /**
- * The api's request listener (what the process serves): the `/runes/v1` GET routes on plain node:http (see
- * `plain-routes.ts`: express costs more CPU than those queries), everything else through the express app of
- * `buildApp`.
+ * The api's request listener (what the process serves): the `/runes/v1` GET routes and the naming lookups
+ * (`/v1/names/{name}`, `/v1/addresses/…`) on plain node:http (see `plain-routes.ts`: express costs more CPU than
+ * those queries), everything else through the express app of `buildApp`.
  */
 export function buildRequestListener(deps: ApiDeps): (req: IncomingMessage, res: ServerResponse) => void {
   const duration = durationHistogram(deps.metrics);
   const runes = runesRoutes({ db: deps.runesDb ?? knexRunesDb(deps.db), limits: deps.pageLimits?.runes });
-  const app = createApp(deps, duration, runes);
-  const plain = plainRoutes(runes, { logger: deps.logger, duration });
+  const names = nameLookups(deps);
+  const app = createApp(deps, duration, runes, names);
+  const plain = plainRoutes([...runes, ...names], { logger: deps.logger, duration });
   return (req, res) => {
     if (!plain(req, res)) app(req, res);
   };
 }
 
-function createApp(deps: ApiDeps, duration: DurationHistogram, runes: GetRoute[]): Express {
+function createApp(deps: ApiDeps, duration: DurationHistogram, runes: GetRoute[], names: GetRoute[]): Express {
   const limits = deps.pageLimits ?? DEFAULT_PAGE_LIMITS;
   const document = bundleOpenApi(loadSchemaSources(deps.schemasDir), limits);
   const ctx: RouteContext = { db: deps.db, limits, serverVersion: deps.serverVersion ?? SERVER_VERSION };
@@ -128,7 +136,7 @@ function createApp(deps: ApiDeps, duration: DurationHistogram, runes: GetRoute[]
   app.use(docsRouter(document));
   app.use(chainRouter(ctx));
   app.use(expressRouter(runes));
-  app.use(namesRouter(deps.db));
+  app.use(namesRouter(deps.db, names));
   app.use(accountsRouter(deps.db, limits));
   // The documented paths, for a method they do not take and for naming an undecodable parameter.
   const templates = pathTemplates(document);

@@ -18,10 +18,10 @@ export const apiEnvSchema = z
     DATABASE_URL: z.string().default('postgres://postgres:postgres@127.0.0.1:5432/postgres'),
     /**
      * Serving processes (node:cluster workers behind one port; 1 = a single process, no cluster). Default: one per
-     * CPU. Each worker has its own pools, so the api opens up to 2 × API_DB_POOL × API_WORKERS connections.
+     * CPU. Each worker has its own pools, so the api opens up to 3 × API_DB_POOL × API_WORKERS connections.
      */
     API_WORKERS: z.coerce.number().int().min(1).max(256).default(availableParallelism()),
-    /** Connection pool size per api process (worker), for each of its two pools (knex; the `/runes/v1` reads). */
+    /** Connection pool size per api process (worker), for each of its three pools (knex; the `/runes/v1` reads; the naming lookups). */
     API_DB_POOL: z.coerce.number().int().min(1).max(500).default(10),
     /** Per-statement timeout in ms; a slow query becomes a 500 instead of holding a connection forever. */
     API_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),

@@ -42,12 +42,19 @@ async function serve(mode: 'single' | 'worker'): Promise<void> {
     applicationName: 'bda-api-runes',
     statementTimeoutMs: env.API_STATEMENT_TIMEOUT_MS,
   });
+  const namesDb = createRunesDb({
+    connectionString: env.DATABASE_URL,
+    max: env.API_DB_POOL,
+    applicationName: 'bda-api-names',
+    statementTimeoutMs: env.API_STATEMENT_TIMEOUT_MS,
+  });
   const metrics = createMetricsRegistry('api');
   // Listening does not wait for the database: /readyz stays 503 until it answers.
   const { server, port } = await listen(
     buildRequestListener({
       db,
       runesDb,
+      namesDb,
       logger,
       metrics,
       metricsText: mode === 'worker' ? clusterWorkerMetrics(metrics, 'api') : undefined,
@@ -73,6 +80,7 @@ async function serve(mode: 'single' | 'worker'): Promise<void> {
   shutdown.register('intake', 'http', () => closeServer(server));
   shutdown.register('database', 'db pool', () => db.destroy());
   shutdown.register('database', 'runes db pool', () => runesDb.close());
+  shutdown.register('database', 'names db pool', () => namesDb.close());
   logger.info({ port, mode }, 'api listening');
 }
 

@@ -1,6 +1,6 @@
 import express, { type Router } from 'express';
 import type { Knex } from 'knex';
-import { addressesRoutes } from './routes/addresses';
+import { expressRouter, type GetRoute } from '../plain-routes';
 import { namesRoutes } from './routes/names';
 import { namespacesRoutes } from './routes/namespaces';
 import { pricesRoutes } from './routes/prices';
@@ -8,12 +8,14 @@ import { pricesRoutes } from './routes/prices';
 /**
  * The naming family (BNS, ADR 0022): `/v1/names`, `/v1/namespaces`, `/v1/addresses` and `/v2/prices`, over the read
  * models the indexer keeps from the BNS contract's events and the genesis import. Each answer is one statement.
+ * `lookups` (`nameLookupRoutes`: `/v1/names/{name}` and `/v1/addresses/…`) are mounted here too; the api process
+ * serves them on plain node:http before express.
  */
-export function namesRouter(db: Knex): Router {
+export function namesRouter(db: Knex, lookups: readonly GetRoute[]): Router {
   const router = express.Router();
   router.use(namespacesRoutes(db));
+  router.use(expressRouter(lookups));
   router.use(namesRoutes(db));
-  router.use(addressesRoutes(db));
   router.use(pricesRoutes(db));
   return router;
 }

@@ -1,5 +1,5 @@
-import type { Knex } from 'knex';
-import { query, statement } from '../../datastore/read-statement';
+import { statement } from '../../datastore/read-statement';
+import type { NamesDb } from './names-db';
 
 /**
  * What an address holds that resolves now, in name order: names whose current owner it is and whose lease is running
@@ -34,6 +34,6 @@ export const NAMES_OF_ADDRESS = statement(
    ) owned ORDER BY fqn`,
 );
 
-export async function namesOwnedBy(db: Knex, address: string): Promise<string[]> {
-  return (await query<{ fqn: string }>(db, NAMES_OF_ADDRESS, [address])).map((r) => r.fqn);
+export async function namesOwnedBy(db: NamesDb, address: string): Promise<string[]> {
+  return (await db.query<{ fqn: string }>(NAMES_OF_ADDRESS, [address])).map((r) => r.fqn);
 }

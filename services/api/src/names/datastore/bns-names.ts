@@ -1,22 +1,22 @@
 import type { Knex } from 'knex';
 import type { DbBnsName } from '@bda/db';
 import { query, statement } from '../../datastore/read-statement';
+import type { NamesDb } from './names-db';
 import { NAMES_PAGE_SIZE } from '../routes/bns-params';
 
 /** The newest row of a name: its current state (rows exist for canonical blocks and the genesis import only). */
 const LATEST_NAME = `SELECT * FROM bns_names WHERE fqn = $1 ORDER BY block_height DESC, tx_index DESC, event_index DESC LIMIT 1`;
 
-/** A name's current state with what its expiry needs (its namespace's lease rules, the tip) and its zonefile. */
+/** A name's current state with what its expiry needs (its namespace's lease rules) and its zonefile. */
 export interface DbBnsNameState extends DbBnsName {
   lifetime: string | null;
   revealed_at: number | null;
   launched_at: number | null;
   zonefile: string | null;
-  tip_height: number | null;
 }
 
 export const NAME_STATE = statement(
-  `SELECT n.*, ns.lifetime, ns.revealed_at, ns.launched_at, z.zonefile, (SELECT block_height FROM chain_tip) AS tip_height
+  `SELECT n.*, ns.lifetime, ns.revealed_at, ns.launched_at, z.zonefile
    FROM (${LATEST_NAME}) n
    LEFT JOIN LATERAL (
      SELECT lifetime, revealed_at, launched_at FROM bns_namespaces WHERE namespace_id = n.namespace_id
@@ -25,8 +25,8 @@ export const NAME_STATE = statement(
    LEFT JOIN bns_zonefiles z ON z.zonefile_hash = n.zonefile_hash`,
 );
 
-export async function getNameState(db: Knex, fqn: string): Promise<DbBnsNameState | undefined> {
-  const [row] = await query<DbBnsNameState>(db, NAME_STATE, [fqn]);
+export async function getNameState(db: NamesDb, fqn: string): Promise<DbBnsNameState | undefined> {
+  const [row] = await db.query<DbBnsNameState>(NAME_STATE, [fqn]);
   return row;
 }
 

@@ -1,14 +1,15 @@
 import type { Knex } from 'knex';
 import type { DbBnsSubdomain } from '@bda/db';
 import { query, statement } from '../../datastore/read-statement';
+import type { NamesDb } from './names-db';
 
 /** The current record of a subdomain: the highest `seqn`, the first seen among equal ones. */
 const LATEST_SUBDOMAIN = `SELECT * FROM bns_subdomains WHERE fqn = $1 ORDER BY seqn DESC, block_height, tx_index LIMIT 1`;
 
 export const SUBDOMAIN = statement(LATEST_SUBDOMAIN);
 
-export async function getSubdomain(db: Knex, fqn: string): Promise<DbBnsSubdomain | undefined> {
-  const [row] = await query<DbBnsSubdomain>(db, SUBDOMAIN, [fqn]);
+export async function getSubdomain(db: NamesDb, fqn: string): Promise<DbBnsSubdomain | undefined> {
+  const [row] = await db.query<DbBnsSubdomain>(SUBDOMAIN, [fqn]);
   return row;
 }
 

@@ -3,13 +3,17 @@ import type { Knex } from 'knex';
 import { echo } from '../../params';
 import { getNameState, getNameZonefileByHash, listNames } from '../datastore/bns-names';
 import { getSubdomain, getSubdomainZonefileByHash, listSubdomains } from '../datastore/bns-subdomains';
-import { toNameInfoResponse, toSubdomainInfoResponse } from '../mappers/name-info';
+import { knexNamesDb } from '../datastore/names-db';
 import { BnsInputError, BnsNotFoundError } from './bns-errors';
 import { parseName, parseNamesPage, parseZonefileHash } from './bns-params';
 
-/** `/v1/names…`: names and subdomains, their zonefiles and a name's subdomains. */
+/**
+ * `/v1/names…`: the list of names, zonefiles and a name's subdomains (`/v1/names/{name}` itself is in
+ * `name-lookup-routes.ts`).
+ */
 export function namesRoutes(db: Knex): Router {
   const router = express.Router();
+  const names = knexNamesDb(db);
 
   router.get('/v1/names', async (req, res) => {
     const page = parseNamesPage(req.query);
@@ -18,29 +22,16 @@ export function namesRoutes(db: Knex): Router {
     res.json(names);
   });
 
-  router.get('/v1/names/:name', async (req, res) => {
-    const parsed = parseName(req.params.name);
-    if (parsed.subdomain !== null) {
-      const row = await getSubdomain(db, parsed.fqn);
-      if (!row) throw new BnsNotFoundError(`cannot find subdomain ${parsed.fqn}`);
-      res.json(toSubdomainInfoResponse(row));
-      return;
-    }
-    const row = await getNameState(db, parsed.fqn);
-    if (!row) throw new BnsNotFoundError(`cannot find name ${parsed.fqn}`);
-    res.json(toNameInfoResponse(row));
-  });
-
   router.get('/v1/names/:name/zonefile', async (req, res) => {
     const parsed = parseName(req.params.name);
     const missing = () => new BnsNotFoundError('No such name or zonefile does not exist', `no zonefile for ${echo(parsed.fqn)}`);
     if (parsed.subdomain !== null) {
-      const row = await getSubdomain(db, parsed.fqn);
+      const row = await getSubdomain(names, parsed.fqn);
       if (!row) throw missing();
       res.json({ zonefile: row.zonefile });
       return;
     }
-    const row = await getNameState(db, parsed.fqn);
+    const row = await getNameState(names, parsed.fqn);
     if (!row || row.zonefile === null || row.zonefile_hash === '') throw missing();
     res.json({ zonefile: row.zonefile });
   });
