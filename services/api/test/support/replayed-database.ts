@@ -143,7 +143,7 @@ async function replayInto(databaseUrl: string, fixture: string): Promise<void> {
 }
 
 /** Until the indexer's `/status` shows lag 0 on every topic it consumes, with something applied. */
-export async function waitForApplied(indexerUrl: string, timeoutMs = 120_000): Promise<void> {
+async function waitForApplied(indexerUrl: string, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
   while (Date.now() < deadline) {
