@@ -6,7 +6,8 @@ import type { Knex } from 'knex';
  *   the burn-block read model's refresh, `/extended/v2/burn-blocks/{h}/blocks`.
  * - The canonical block at or before a block time: `/extended/v2/blocks/by-block-time/{ts}`.
  * - Canonical transactions in the reference API's list order (height, microblock sequence with anchored ones last,
- *   position), all of them and by type: `/extended/v1/tx` pages without reading the whole table.
+ *   position), all of them and by type, with the keys of the rows (a page at any offset is an index-only walk):
+ *   `/extended/v1/tx` pages without reading the whole table.
  */
 const INDEXES: Array<[string, string, string]> = [
   [
@@ -26,12 +27,12 @@ const INDEXES: Array<[string, string, string]> = [
   ],
   [
     'txs_canonical_order',
-    'ON txs (block_height, (coalesce(microblock_sequence, 2147483647)), tx_index) WHERE canonical',
+    'ON txs (block_height, (coalesce(microblock_sequence, 2147483647)), tx_index) INCLUDE (tx_id, index_block_hash) WHERE canonical',
     'Canonical transactions in list order',
   ],
   [
     'txs_canonical_type_order',
-    'ON txs (type_id, block_height, (coalesce(microblock_sequence, 2147483647)), tx_index) WHERE canonical',
+    'ON txs (type_id, block_height, (coalesce(microblock_sequence, 2147483647)), tx_index) INCLUDE (tx_id, index_block_hash) WHERE canonical',
     'Canonical transactions of a type in list order',
   ],
 ];

@@ -5,6 +5,8 @@ import type { RouteContext } from './routes/context';
 import { statusRouter } from './routes/status';
 import { transactionsRouter } from './routes/transactions';
 import { v1BlocksRouter } from './routes/v1-blocks';
+import { v2BurnBlocksRouter } from './routes/v2-burn-blocks';
+import { v1TransactionsRouter } from './routes/v1-transactions';
 
 /**
  * The `/extended` chain family (blocks, transactions, mempool, an address's history): each read one prepared
@@ -12,6 +14,15 @@ import { v1BlocksRouter } from './routes/v1-blocks';
  */
 export function chainRouter(ctx: RouteContext): Router {
   const router = Router();
-  router.use(statusRouter(ctx), blocksRouter(ctx), v1BlocksRouter(ctx), transactionsRouter(ctx), addressRouter(ctx));
+  router.use(
+    statusRouter(ctx),
+    // Before blocksRouter: its `/extended/v2/blocks/:height_or_hash` would take `average-times`.
+    v2BurnBlocksRouter(ctx),
+    blocksRouter(ctx),
+    v1BlocksRouter(ctx),
+    v1TransactionsRouter(ctx),
+    transactionsRouter(ctx),
+    addressRouter(ctx),
+  );
   return router;
 }

@@ -79,7 +79,8 @@ export async function applyNewMempoolTxs(
   const writes = new WriteBatch(trx);
   await writes.add(
     await unnestInsert(trx, 'mempool_txs', rows, {
-      computed: { status: ANNOUNCED_STATUS },
+      // The tip's height as it announced it: the ages of `/extended/v1/tx/mempool/stats`.
+      computed: { status: ANNOUNCED_STATUS, receipt_block_height: '(SELECT block_height FROM chain_tip)' },
       onConflict: ['tx_id'],
       conflictAction: ANNOUNCED_AGAIN,
     }),

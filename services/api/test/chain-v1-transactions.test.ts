@@ -1,0 +1,326 @@
+/**
+ * `/extended/v1/tx` (list and filters), `/multiple`, `/events`, `/{tx_id}/raw`, `/block/{hash}`, `/block_height/{h}`
+ * and `/mempool/stats` over recorded fixtures replayed through the real observer and indexer. Expectations come from
+ * the fixture's raw events (chain-fixture-oracle.ts), each transaction decoded here with @stacks/transactions.
+ */
+import request from 'supertest';
+import {
+  addressFromVersionHash,
+  addressHashModeToVersion,
+  addressToString,
+  deserializeTransaction,
+  PayloadType,
+} from '@stacks/transactions';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { testInfra, expectMessage } from '@bda/test-support';
+import { startApi, type ApiHarness } from './support/api-harness';
+import { loadRecordedEvents } from './support/replayed-database';
+import { blockTxOrder, chainOracle, v1TxOrder, type ChainOracle, type OracleBlock } from './chain-fixture-oracle';
+
+const WARNING = '299 - "Deprecated: Endpoint is deprecated"';
+const ANCHORED = 2147483647;
+
+const TYPE_NAMES: Record<number, string> = {
+  [PayloadType.TokenTransfer]: 'token_transfer',
+  [PayloadType.SmartContract]: 'smart_contract',
+  [PayloadType.VersionedSmartContract]: 'smart_contract',
+  [PayloadType.ContractCall]: 'contract_call',
+  [PayloadType.PoisonMicroblock]: 'poison_microblock',
+  [PayloadType.Coinbase]: 'coinbase',
+  [PayloadType.CoinbaseToAltRecipient]: 'coinbase',
+  [PayloadType.NakamotoCoinbase]: 'coinbase',
+  [PayloadType.TenureChange]: 'tenure_change',
+};
+
+interface Decoded {
+  tx_id: string;
+  type: string;
+  sender: string;
+  fee: bigint;
+  nonce: bigint;
+  bytes: number;
+  raw: string;
+}
+
+function decode(raw: string): Decoded {
+  const tx = deserializeTransaction(raw.replace(/^0x/, ''));
+  const cond = tx.auth.spendingCondition;
+  const network = tx.transactionVersion === 0 ? 'mainnet' : 'testnet';
+  const sender = addressToString(addressFromVersionHash(addressHashModeToVersion(cond.hashMode, network), cond.signer));
+  return {
+    tx_id: `0x${tx.txid()}`,
+    type: TYPE_NAMES[tx.payload.payloadType]!,
+    sender,
+    fee: BigInt(cond.fee),
+    nonce: BigInt(cond.nonce),
+    bytes: raw.replace(/^0x/, '').length / 2,
+    raw: raw.toLowerCase().startsWith('0x') ? raw.toLowerCase() : `0x${raw.toLowerCase()}`,
+  };
+}
+
+interface MinedTx extends Decoded {
+  block: OracleBlock;
+  tx_index: number;
+  seq: number;
+}
+
+/** Every canonical transaction, newest first in the list's default order (height, microblock sequence, position). */
+function canonicalTxs(oracle: ChainOracle): MinedTx[] {
+  const out: MinedTx[] = [];
+  for (const b of oracle.canonical) {
+    for (const t of b.txs)
+      out.push({ ...decode(t.raw_tx), block: b, tx_index: t.tx_index, seq: t.microblock_sequence ?? ANCHORED });
+  }
+  return out.sort((x, y) => y.block.block_height - x.block.block_height || y.seq - x.seq || y.tx_index - x.tx_index);
+}
+
+/** PostgreSQL's `percentile_cont`: linear interpolation between the closest ranks. */
+function percentileCont(values: number[], p: number): number | null {
+  if (values.length === 0) return null;
+  const v = [...values].sort((a, b) => a - b);
+  const pos = p * (v.length - 1);
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return v[lo]! + (v[hi]! - v[lo]!) * (pos - lo);
+}
+
+describe.each(['mocknet.tsv', 'epoch-3-transition.tsv'])('v1 transactions over %s', (fixture) => {
+  let api: ApiHarness;
+  let oracle: ChainOracle;
+  let txs: MinedTx[];
+
+  beforeAll(async () => {
+    oracle = chainOracle(fixture);
+    txs = canonicalTxs(oracle);
+    api = await startApi(testInfra().databaseUrl, { fixture });
+  }, 240_000);
+
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  const ids = (body: { results: Array<{ tx_id: string }> }) => body.results.map((t) => t.tx_id);
+
+  /** Every page of a list, `limit` at a time, with the totals each page gave. */
+  async function all(path: string, limit: number): Promise<{ ids: string[]; totals: number[] }> {
+    const out: string[] = [];
+    const totals: number[] = [];
+    for (let offset = 0; ; offset += limit) {
+      const res = await api.get(`${path}${path.includes('?') ? '&' : '?'}limit=${limit}&offset=${offset}`);
+      expectMessage(path, () => expect(res.status).toBe(200));
+      totals.push(res.body.total);
+      out.push(...ids(res.body));
+      if (res.body.results.length < limit) return { ids: out, totals };
+    }
+  }
+
+  it('lists every canonical transaction newest first, with the canonical count as total', async () => {
+    const first = await api.get('/extended/v1/tx');
+    expect(first.status).toBe(200);
+    expect(first.headers.get('warning')).toBe(WARNING);
+    expect(first.body).toMatchObject({ limit: 20, offset: 0, total: txs.length });
+    const { ids: listed, totals } = await all('/extended/v1/tx', 50);
+    expect(listed).toEqual(txs.map((t) => t.tx_id));
+    expect(new Set(totals)).toEqual(new Set([txs.length]));
+    const asc = await all('/extended/v1/tx?order=asc', 50);
+    expect(asc.ids).toEqual(txs.map((t) => t.tx_id).reverse());
+  });
+
+  it('filters by type, one or several, with their counts as total', async () => {
+    const types = [...new Set(txs.map((t) => t.type))];
+    expect(types.length).toBeGreaterThan(1);
+    for (const type of types) {
+      const { ids: listed, totals } = await all(`/extended/v1/tx?type=${type}`, 50);
+      const expected = txs.filter((t) => t.type === type).map((t) => t.tx_id);
+      expectMessage(type, () => expect(listed).toEqual(expected));
+      expect(totals[0]).toBe(expected.length);
+    }
+    const two = types.slice(0, 2);
+    const both = await all(`/extended/v1/tx?type=${two.join(',')}`, 50);
+    expect(both.ids).toEqual(txs.filter((t) => two.includes(t.type)).map((t) => t.tx_id));
+    const repeated = await api.get(`/extended/v1/tx?limit=50&type=${two[0]}&type=${two[1]}`);
+    expect(ids(repeated.body)).toEqual(both.ids.slice(0, 50));
+  });
+
+  it('sorts by fee and by burn block time, and filters by sender, nonce and time', async () => {
+    const byFee = [...txs].sort(
+      (x, y) =>
+        (x.fee < y.fee ? -1 : x.fee > y.fee ? 1 : 0) ||
+        x.block.block_height - y.block.block_height ||
+        x.seq - y.seq ||
+        x.tx_index - y.tx_index,
+    );
+    expect((await all('/extended/v1/tx?sort_by=fee&order=asc', 50)).ids).toEqual(byFee.map((t) => t.tx_id));
+    const byTime = [...txs].sort(
+      (x, y) =>
+        y.block.burn_block_time - x.block.burn_block_time ||
+        y.block.block_height - x.block.block_height ||
+        y.seq - x.seq ||
+        y.tx_index - x.tx_index,
+    );
+    expect((await all('/extended/v1/tx?sort_by=burn_block_time', 50)).ids).toEqual(byTime.map((t) => t.tx_id));
+    const sender = txs.find((t) => t.type !== 'coinbase')?.sender ?? txs[0]!.sender;
+    const fromSender = await all(`/extended/v1/tx?from_address=${sender}`, 50);
+    expect(fromSender.ids).toEqual(txs.filter((t) => t.sender === sender).map((t) => t.tx_id));
+    expect(fromSender.totals[0]).toBe(fromSender.ids.length);
+    const withNonce = txs.find((t) => t.nonce > 0n)!;
+    const nonce = await all(`/extended/v1/tx?nonce=${withNonce.nonce}`, 50);
+    expect(nonce.ids).toEqual(txs.filter((t) => t.nonce === withNonce.nonce).map((t) => t.tx_id));
+    const mid = txs[Math.floor(txs.length / 2)]!.block.burn_block_time;
+    const since = await all(`/extended/v1/tx?start_time=${mid}`, 50);
+    expect(since.ids).toEqual(txs.filter((t) => t.block.burn_block_time >= mid).map((t) => t.tx_id));
+    const until = await all(`/extended/v1/tx?end_time=${mid}`, 50);
+    expect(until.ids).toEqual(txs.filter((t) => t.block.burn_block_time <= mid).map((t) => t.tx_id));
+  });
+
+  it("lists a block's transactions by hash and by height in the v1 block order, with their number as total", async () => {
+    for (const b of oracle.canonical) {
+      const byHeight = await all(`/extended/v1/tx/block_height/${b.block_height}`, 50);
+      expectMessage(`height ${b.block_height}`, () => expect(byHeight.ids).toEqual(v1TxOrder(b)));
+      expect(byHeight.totals[0]).toBe(b.txs.length);
+      const byHash = await api.get(`/extended/v1/tx/block/${b.block_hash}?limit=200`);
+      expect(byHash.headers.get('warning')).toBe(WARNING);
+      expect(ids(byHash.body)).toEqual(v1TxOrder(b));
+    }
+    expect(blockTxOrder(oracle.canonical[0]!)).toHaveLength(oracle.canonical[0]!.txs.length);
+    expect((await api.get(`/extended/v1/tx/block_height/${oracle.tip.block_height + 1}`)).status).toBe(404);
+    expect((await api.get(`/extended/v1/tx/block/0x${'ab'.repeat(32)}`)).status).toBe(404);
+  });
+
+  it('gives the raw bytes of mined transactions, and redirects an id without 0x', async () => {
+    for (const t of txs.slice(0, 15)) {
+      const res = await api.get(`/extended/v1/tx/${t.tx_id}/raw`);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ raw_tx: t.raw });
+      expect(res.headers.get('warning')).toBe(WARNING);
+    }
+    const bare = await request(api.server)
+      .get(`/extended/v1/tx/${txs[0]!.tx_id.slice(2)}/raw`)
+      .redirects(0);
+    expect(bare.status).toBe(302);
+    expect(bare.headers['location']).toBe(`/extended/v1/tx/${txs[0]!.tx_id}/raw`);
+    expect((await api.get(`/extended/v1/tx/0x${'cd'.repeat(32)}/raw`)).status).toBe(404);
+  });
+
+  it('looks up several transactions at once, naming those it does not know', async () => {
+    const some = txs.slice(0, 3);
+    const unknown = `0x${'ef'.repeat(32)}`;
+    const res = await api.get(`/extended/v1/tx/multiple?tx_id=${some.map((t) => t.tx_id).join(',')}&tx_id=${unknown}`);
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body).sort()).toEqual([...some.map((t) => t.tx_id), unknown].sort());
+    for (const t of some) {
+      expect(res.body[t.tx_id]).toMatchObject({
+        found: true,
+        result: { tx_id: t.tx_id, tx_type: t.type, block_height: t.block.block_height },
+      });
+    }
+    expect(res.body[unknown]).toEqual({ found: false, result: { tx_id: unknown } });
+    const none = await api.get('/extended/v1/tx/multiple');
+    expect(none.status).toBe(400);
+    expect(none.body.message).toContain('tx_id');
+  });
+
+  it('pages the events of a transaction and of a principal, newest first, by type', async () => {
+    const withEvents = await api.get(
+      `/extended/v1/tx/${txs.find((t) => t.type !== 'coinbase')?.tx_id ?? txs[0]!.tx_id}?event_limit=100`,
+    );
+    const txId = withEvents.body.tx_id as string;
+    const expected = [...(withEvents.body.events as Array<{ event_index: number; event_type: string }>)].reverse();
+    const res = await api.get(`/extended/v1/tx/events?tx_id=${txId}&limit=100`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('warning')).toBe(WARNING);
+    expect(res.body.events).toEqual(expected);
+    const kinds = [...new Set(expected.map((e) => e.event_type))];
+    for (const kind of kinds) {
+      const one = await api.get(`/extended/v1/tx/events?tx_id=${txId}&type=${kind}&limit=100`);
+      expect(one.body.events).toEqual(expected.filter((e) => e.event_type === kind));
+    }
+    // A principal: the sender of a token transfer sees its STX transfer events.
+    const transfer = txs.find(
+      (t) => t.type === 'token_transfer' && t.block.txs.some((x) => x.status === 'success' && x.tx_id === t.tx_id),
+    );
+    if (transfer) {
+      const mine = await api.get(`/extended/v1/tx/events?address=${transfer.sender}&type=stx_asset&limit=100`);
+      expect(mine.status).toBe(200);
+      const events = mine.body.events as Array<{ tx_id: string; asset: { sender: string; recipient: string } }>;
+      expect(events.some((e) => e.tx_id === transfer.tx_id)).toBe(true);
+      for (const e of events) expect([e.asset.sender, e.asset.recipient]).toContain(transfer.sender);
+    }
+    for (const q of ['', `tx_id=${txId}&address=${txs[0]!.sender}`, 'type=bogus&tx_id=' + txId]) {
+      const bad = await api.get(`/extended/v1/tx/events?${q}`);
+      expectMessage(q, () => expect(bad.status).toBe(400));
+    }
+  });
+
+  it('gives the mempool statistics of the pending transactions', async () => {
+    // The pending set as the indexer should leave it: announced, not mined in a canonical block (no drops recorded).
+    const mined = new Set(txs.map((t) => t.tx_id));
+    let tipHeight = 0;
+    const receiptHeight = new Map<string, number>();
+    for (const ev of loadRecordedEvents(fixture)) {
+      if (ev.path === '/new_block')
+        tipHeight = Math.max(tipHeight, (JSON.parse(ev.body) as { block_height: number }).block_height);
+      if (ev.path === '/new_mempool_tx') {
+        for (const raw of JSON.parse(ev.body) as string[]) {
+          const d = decode(raw);
+          if (!receiptHeight.has(d.tx_id)) receiptHeight.set(d.tx_id, tipHeight);
+        }
+      }
+      expect(ev.path).not.toBe('/drop_mempool_tx');
+    }
+    const pending = [...oracle.mempoolRaw.values()].map(decode).filter((d) => !mined.has(d.tx_id));
+    // The epoch 3 recording leaves announced transactions pending; mocknet announces none.
+    expect(pending.length > 0).toBe(fixture === 'epoch-3-transition.tsv');
+    const res = await api.get('/extended/v1/tx/mempool/stats');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    for (const type of ['token_transfer', 'smart_contract', 'contract_call', 'poison_microblock']) {
+      const of = pending.filter((d) => d.type === type);
+      expect(res.body.tx_type_counts[type]).toBe(of.length);
+      const check = (got: Record<string, number | null>, values: number[]) => {
+        for (const [k, p] of [
+          ['p25', 0.25],
+          ['p50', 0.5],
+          ['p75', 0.75],
+          ['p95', 0.95],
+        ] as const) {
+          const want = percentileCont(values, p);
+          if (want === null) expect(got[k]).toBeNull();
+          else expect(got[k]).toBeCloseTo(want, 6);
+        }
+      };
+      check(
+        res.body.tx_simple_fee_averages[type],
+        of.map((d) => Number(d.fee)),
+      );
+      check(
+        res.body.tx_byte_sizes[type],
+        of.map((d) => d.bytes),
+      );
+      check(
+        res.body.tx_ages[type],
+        of.map((d) => oracle.tip.block_height - receiptHeight.get(d.tx_id)!),
+      );
+    }
+  });
+
+  it('answers malformed input with a 400 naming the parameter', async () => {
+    for (const [path, name] of [
+      ['/extended/v1/tx?type=bogus', 'type'],
+      ['/extended/v1/tx?type=coinbase,', 'type'],
+      ['/extended/v1/tx?from_address=SP000000000000000000002Q6VF78.pox', 'from_address'],
+      ['/extended/v1/tx?to_address=nope', 'to_address'],
+      ['/extended/v1/tx?sort_by=size', 'sort_by'],
+      ['/extended/v1/tx?nonce=-1', 'nonce'],
+      ['/extended/v1/tx?limit=51', 'limit'],
+      ['/extended/v1/tx/multiple?tx_id=0x12', 'tx_id'],
+      ['/extended/v1/tx/block/0x12', 'block_hash'],
+      ['/extended/v1/tx/block_height/x', 'height'],
+      ['/extended/v1/tx/zz/raw', 'tx_id'],
+    ] as const) {
+      const res = await api.get(path);
+      expectMessage(path, () => expect(res.status).toBe(400));
+      expect(res.body.message).toContain(name);
+    }
+  });
+});
