@@ -37,6 +37,7 @@ import * as m044 from './044-nonce-lookups';
 import * as m045 from './045-account-event-lookups';
 import * as m050 from './050-chain-block-lookups';
 import * as m051 from './051-chain-read-models';
+import * as m052 from './052-mempool-receipt-height';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -83,6 +84,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['045-account-event-lookups', m045],
   ['050-chain-block-lookups', m050],
   ['051-chain-read-models', m051],
+  ['052-mempool-receipt-height', m052],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */
