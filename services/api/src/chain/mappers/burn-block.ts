@@ -1,0 +1,32 @@
+import type { DbBurnBlockRow } from '../datastore/burn-blocks';
+import { int, unixToIso } from './common';
+
+/** The reference API's `BurnBlock`. */
+export interface BurnBlockResponse {
+  burn_block_time: number;
+  burn_block_time_iso: string;
+  burn_block_hash: string;
+  burn_block_height: number;
+  stacks_blocks: string[];
+  avg_block_time: number;
+  total_tx_count: number;
+}
+
+/**
+ * A burn block with its Stacks blocks. `avg_block_time` is the mean of the gaps between consecutive Stacks blocks in
+ * it (their times' span over the number of gaps), to two decimals; 0 with a single block, as the reference.
+ */
+export function toBurnBlockResponse(r: DbBurnBlockRow): BurnBlockResponse {
+  const time = int(r.burn_block_time);
+  const gaps = r.last_block_height - r.first_block_height;
+  const avg = gaps > 0 ? (int(r.last_time) - int(r.first_time)) / gaps : 0;
+  return {
+    burn_block_time: time,
+    burn_block_time_iso: unixToIso(time),
+    burn_block_hash: r.burn_block_hash,
+    burn_block_height: r.burn_block_height,
+    stacks_blocks: r.stacks_blocks ?? [],
+    avg_block_time: Number(avg.toFixed(2)),
+    total_tx_count: int(r.tx_count),
+  };
+}
