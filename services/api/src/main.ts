@@ -74,6 +74,7 @@ async function serve(mode: 'single' | 'worker'): Promise<void> {
       listenUrl: env.LIVE_LISTEN_DATABASE_URL ?? env.DATABASE_URL,
       logger,
       limits: liveLimitsFromEnv(env),
+      metrics,
     });
     shutdown.register('intake', 'live updates', () => live.close());
   }

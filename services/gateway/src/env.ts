@@ -95,8 +95,8 @@ export const envSchema = z.object({
   /** Requests a second per client or key (burst limit); custom keys get it scaled to their limit. */
   RATE_LIMIT_BURST_PER_SECOND: positiveInt.default(20),
   /**
-   * Units of a subject's quota one process may lease from Redis at once (ADR 0026); a lease is also at most 1/20 of the
-   * subject's burst and minute limits. 1 = no leasing: every request is decided in Redis.
+   * Units of a subject's quota one process may lease at once from Redis, or from the cluster primary without Redis
+   * (ADR 0026); a lease is also at most 1/20 of the subject's burst and minute limits. 1 = no leasing.
    */
   RATE_LIMIT_LEASE_MAX: positiveInt.default(64),
   /** IPv6 clients are grouped by this prefix length. */
@@ -130,6 +130,15 @@ export const envSchema = z.object({
   API_HEALTH_PATH: z.string().default('/readyz'),
   /** Largest request body forwarded to the api. */
   API_BODY_LIMIT_BYTES: nonNegativeInt.default(1024 * 1024),
+
+  /** Open live WebSocket connections (`/socket.io/`, `/extended/v1/ws`) per key and gateway process (ADR 0025). */
+  GATEWAY_WS_MAX_CONNECTIONS_PER_KEY: positiveInt.default(100),
+  /** Open live WebSocket connections per anonymous client address (grouped as for rate limits) and process. */
+  GATEWAY_WS_MAX_CONNECTIONS_PER_ADDRESS: positiveInt.default(10),
+  /** How often the keys of open live connections are verified again; a revoked key's connections are closed (ms). */
+  GATEWAY_WS_KEY_RECHECK_MS: positiveInt.default(1_000),
+  /** Time an api replica has to answer a WebSocket upgrade (ms). */
+  GATEWAY_WS_UPGRADE_TIMEOUT_MS: positiveInt.default(10_000),
 
   /** Stacks nodes of the pool. */
   NODE_RPC_URLS: urlList.default('http://127.0.0.1:20443'),

@@ -10,6 +10,7 @@ import { InvalidKeyBudget } from './rate-limit/invalid-key-budget';
 import { createLimiter } from './startup/create-limiter';
 import { createUpstreams } from './startup/create-upstreams';
 import { serve } from './startup/serve';
+import { attachWebSocketProxy } from './websocket/websocket-proxy';
 
 export interface RunningGateway {
   port: number;
@@ -75,6 +76,18 @@ export async function startGateway(env: GatewayEnv, logger: Logger, mode: 'singl
     shutdown,
     'http server',
   );
+  // Live updates (ADR 0025): WebSocket upgrades to the api's /socket.io/ and /extended/v1/ws, keyed and counted.
+  const websockets = attachWebSocketProxy(publicSide.server, {
+    ...deps,
+    apiPool: upstreams.apiPool,
+    policy: {
+      maxPerKey: env.GATEWAY_WS_MAX_CONNECTIONS_PER_KEY,
+      maxPerAddress: env.GATEWAY_WS_MAX_CONNECTIONS_PER_ADDRESS,
+      recheckMs: env.GATEWAY_WS_KEY_RECHECK_MS,
+      upgradeTimeoutMs: env.GATEWAY_WS_UPGRADE_TIMEOUT_MS,
+    },
+  });
+  shutdown.register('intake', 'websocket connections', () => websockets.close());
   const admin = await serve(
     buildAdminApp(deps),
     env.GATEWAY_ADMIN_PORT,

@@ -2,6 +2,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import { Gauge, type Registry } from 'prom-client';
 import { LiveHub } from './live-hub';
 import type { LiveAnnouncement } from './live-announcements';
 import { DEFAULT_LIVE_LIMITS, type LiveLimits } from './live-limits';
@@ -23,6 +24,8 @@ export interface LiveOptions {
   maxRetryMs?: number;
   /** How payloads are read (default: this api's own REST endpoints over loopback). */
   rest?: RestReader;
+  /** Where the live gauges go (`api_live_connections`, `api_live_subscriptions`, `api_live_dropped_slow_total`). */
+  metrics?: Registry;
 }
 
 export interface Live {
@@ -64,6 +67,7 @@ export async function attachLive(opts: LiveOptions): Promise<Live> {
       );
     }
   });
+  if (opts.metrics) registerLiveGauges(opts.metrics, hub, socketIo, wsRpc);
   const listener = new LiveListener({
     connectionString: opts.listenUrl,
     db: opts.db,
@@ -85,4 +89,36 @@ export async function attachLive(opts: LiveOptions): Promise<Live> {
       wsRpc.close();
     },
   };
+}
+
+/** Gauges read at scrape time from the channels (no bookkeeping on the hot path). */
+function registerLiveGauges(metrics: Registry, hub: LiveHub, socketIo: SocketIoChannel, wsRpc: WsRpcChannel): void {
+  new Gauge({
+    name: 'api_live_connections',
+    help: 'Open live connections of this process by protocol',
+    labelNames: ['protocol'],
+    registers: [metrics],
+    collect() {
+      this.set({ protocol: 'socket.io' }, socketIo.connectionCount);
+      this.set({ protocol: 'json-rpc' }, wsRpc.connectionCount);
+    },
+  });
+  new Gauge({
+    name: 'api_live_subscriptions',
+    help: 'Topic subscriptions held by the live connections of this process',
+    registers: [metrics],
+    collect() {
+      this.set(hub.subscriptionCount);
+    },
+  });
+  new Gauge({
+    name: 'api_live_dropped_slow_total',
+    help: 'Live connections dropped for leaving more than LIVE_MAX_BUFFERED_BYTES unread, by protocol',
+    labelNames: ['protocol'],
+    registers: [metrics],
+    collect() {
+      this.set({ protocol: 'socket.io' }, socketIo.droppedSlow);
+      this.set({ protocol: 'json-rpc' }, wsRpc.droppedSlow);
+    },
+  });
 }
