@@ -193,21 +193,27 @@ export class Forwarder {
     res.writeHead(pres.statusCode ?? 502, pres.statusMessage, out as unknown as OutgoingHttpHeaders);
     // An upstream that stalls mid-body is cut after the try timeout of silence.
     const idle = setTimeout(() => preq.destroy(new Error('upstream body stalled')), this.settings.tryTimeoutMs);
-    pres.on('data', () => idle.refresh());
-    pres.once('end', () => clearTimeout(idle));
-    pres.once('error', () => {
+    // The body is relayed by hand rather than with pipe(): the same back-pressure (pause until the client drains)
+    // without pipe()'s own half-dozen listeners on both streams per request (issue 26).
+    pres.on('data', (chunk: Buffer) => {
+      idle.refresh();
+      if (!res.write(chunk)) pres.pause();
+    });
+    res.on('drain', () => pres.resume());
+    pres.once('end', () => {
+      clearTimeout(idle);
+      res.end();
+    });
+    const cut = () => {
       clearTimeout(idle);
       res.destroy();
-    });
-    preq.once('error', () => {
-      clearTimeout(idle);
-      res.destroy();
-    });
+    };
+    pres.once('error', cut);
+    preq.once('error', cut);
     res.once('close', () => {
       clearTimeout(idle);
       if (!pres.complete) preq.destroy();
     });
-    pres.pipe(res);
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Decision, Limiter, Subject } from './policy';
 
 /** One window's state after a grant, as the backend computed it. */
-export interface WindowGrant {
+interface WindowGrant {
   /** Units left in the window after the grant (the estimate's distance to the limit). */
   remaining: number;
   resetMs: number;
@@ -20,7 +20,7 @@ export interface Grant {
 }
 
 /** Units of an ended lease that were not used, and the windows they were counted in. */
-export interface GiveBack {
+interface GiveBack {
   units: number;
   minuteWindow: number;
   burstWindow: number;
@@ -45,7 +45,7 @@ export interface LeaseBackend {
   onConnectionLost?(drop: () => void): void;
 }
 
-export interface LeaseOptions {
+interface LeaseOptions {
   /** Units one lease holds at most (`RATE_LIMIT_LEASE_MAX`); 1 = no leasing, every request is decided by the backend. */
   maxUnits: number;
 }

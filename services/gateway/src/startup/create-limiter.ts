@@ -44,7 +44,7 @@ export async function createLimiter(
       await redis.quit().catch(() => redis.disconnect());
     });
   } else {
-    limiter = mode === 'worker' ? new IpcLimiter() : new MemoryLimiter();
+    limiter = mode === 'worker' ? new IpcLimiter(process, 250, env.RATE_LIMIT_LEASE_MAX) : new MemoryLimiter();
   }
   shutdown.register('clients', 'limiter', () => limiter.close?.());
   return limiter;
