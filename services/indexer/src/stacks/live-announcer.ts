@@ -101,14 +101,19 @@ export class LiveAnnouncer {
         if (known.length === 0) this.blocks.add(normalizeHex(hash));
         return;
       }
-      case '/new_mempool_tx':
-        if (Array.isArray(env.body)) {
-          for (const raw of env.body as unknown[]) {
-            const id = txIdOfRaw(raw as string);
-            if (id) this.mempool.add(id);
-          }
+      case '/new_mempool_tx': {
+        if (!Array.isArray(env.body)) return;
+        const ids: string[] = [];
+        for (const raw of env.body as unknown[]) {
+          const id = txIdOfRaw(raw as string);
+          if (id) ids.push(id);
         }
+        if (ids.length === 0) return;
+        // Only transactions that enter the mempool now: one announced again while pending is not new.
+        const pending = new Set((await runPrepared<{ tx_id: string }>(trx, STILL_PENDING_SQL, [ids])).map((r) => r.tx_id));
+        for (const id of ids) if (!pending.has(id)) this.mempool.add(id);
         return;
+      }
       case '/drop_mempool_tx': {
         const ids = (env.body as NodeDropMempoolTx | null)?.dropped_txids;
         if (Array.isArray(ids)) for (const id of ids) if (typeof id === 'string') this.dropped.add(normalizeHex(id));
