@@ -1,0 +1,111 @@
+/**
+ * Live updates across reorgs (ADR 0025): mainnet-reorg-scenario1.tsv (50 blocks, 3 of them orphaned in the end) posted
+ * to the observer one event at a time, through Kafka and the indexer, to an api whose clients (the official ones,
+ * unmodified) subscribe to `block`. After each event, the canonical chain is read from the database: the blocks that
+ * became canonical with it, lowest first, are exactly the next messages each client gets; blocks that left the chain
+ * are never sent as new.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { StacksApiSocketClient, StacksApiWebSocketClient } from '@stacks/blockchain-api-client';
+import { testInfra } from '@bda/test-support';
+import { replayEvents } from '../../scripts/lib/replay-events';
+import { EXPECTED_TIPS, loadFixture } from '../support/fixtures';
+import { TestSystem } from '../support/test-system';
+
+const FIXTURE = 'mainnet-reorg-scenario1.tsv';
+
+/** Messages arriving on a callback, awaited by count (no timing: the test's own timeout is the only bound). */
+class Inbox<T> {
+  readonly items: T[] = [];
+  private waiters: Array<{ n: number; resolve: () => void }> = [];
+  push = (item: T): void => {
+    this.items.push(item);
+    this.waiters = this.waiters.filter((w) => (this.items.length >= w.n ? (w.resolve(), false) : true));
+  };
+  async count(n: number): Promise<T[]> {
+    if (this.items.length < n) await new Promise<void>((resolve) => this.waiters.push({ n, resolve }));
+    return this.items.slice(0, n);
+  }
+}
+
+type Block = { height: number; index_block_hash: string };
+
+let sys: TestSystem;
+
+beforeAll(async () => {
+  const infra = testInfra();
+  sys = await TestSystem.start({
+    bus: 'kafka',
+    serverUrl: infra.databaseUrl,
+    kafkaBrokers: infra.kafkaBrokers,
+    services: ['indexer', 'observer', 'api'],
+  });
+});
+
+afterAll(async () => {
+  await sys?.stop();
+});
+
+async function canonical(): Promise<Map<string, number>> {
+  const { rows } = await sys.db.raw<{ rows: Array<{ index_block_hash: string; block_height: number }> }>(
+    'SELECT index_block_hash, block_height FROM blocks WHERE canonical',
+  );
+  return new Map(rows.map((r) => [r.index_block_hash, r.block_height]));
+}
+
+describe('live updates across reorgs', () => {
+  it('announces exactly the blocks each commit made canonical, in height order, to socket.io and JSON-RPC clients; orphaned blocks are never sent as new', async () => {
+    const socketInbox = new Inbox<Block>();
+    const socketClient = new StacksApiSocketClient({
+      url: sys.apiUrl,
+      subscriptions: ['block'],
+      socketOpts: { reconnection: false },
+    });
+    socketClient.socket.on('block', (b) => socketInbox.push(b as unknown as Block));
+    await new Promise<void>((resolve) => socketClient.socket.once('connect', () => resolve()));
+    const rpcInbox = new Inbox<Block>();
+    const rpcClient = await StacksApiWebSocketClient.connect(sys.apiUrl);
+    await rpcClient.subscribeBlocks((b) => rpcInbox.push(b as unknown as Block));
+
+    try {
+      const expected: Array<[number, string]> = [];
+      const everCanonical = new Set<string>();
+      let before = await canonical();
+      for (const event of loadFixture(FIXTURE)) {
+        await replayEvents([event], { observerUrl: sys.observerUrl });
+        if (event.path !== '/new_block') continue;
+        await sys.waitForCaughtUp();
+        const after = await canonical();
+        const added = [...after].filter(([hash]) => !before.has(hash)).sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1));
+        for (const [hash, height] of added) {
+          everCanonical.add(hash);
+          expected.push([height, hash]);
+        }
+        before = after;
+        // The messages of this event, before the next is posted.
+        for (const inbox of [socketInbox, rpcInbox]) {
+          const got = await inbox.count(expected.length);
+          expect(got.map((b) => [b.height, b.index_block_hash])).toEqual(expected);
+        }
+      }
+      const tip = EXPECTED_TIPS[FIXTURE]!;
+      const final = await canonical();
+      expect(Math.max(...final.values())).toBe(tip.height);
+      // The reorgs happened: some block was canonical and is not in the end, and each final block was announced.
+      expect([...everCanonical].some((hash) => !final.has(hash))).toBe(true);
+      for (const hash of final.keys()) expect(everCanonical.has(hash)).toBe(true);
+      // Nothing more was sent: a sentinel announcement is the next message of both clients.
+      await sys.db.raw('SELECT pg_notify(?, ?)', [
+        'bda_live',
+        JSON.stringify({ type: 'block', index_block_hash: tip.indexBlockHash, block_height: tip.height }),
+      ]);
+      for (const inbox of [socketInbox, rpcInbox]) {
+        const all = await inbox.count(expected.length + 1);
+        expect(all[expected.length]!.index_block_hash).toBe(tip.indexBlockHash);
+      }
+    } finally {
+      socketClient.socket.close();
+      (rpcClient.webSocket as unknown as WebSocket).close();
+    }
+  });
+});
