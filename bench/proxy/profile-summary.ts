@@ -55,7 +55,7 @@ function main(): void {
   const selfByArea = new Map<string, number>();
   const selfByFn = new Map<string, number>();
   const inclusiveByFn = new Map<string, number>();
-  /** For the frames without a script (natives such as writev): who called them, three frames up. */
+  /** Who called each function (four frames up): for natives such as writev and Node internals such as nextTick. */
   const nativeCallers = new Map<string, Map<string, number>>();
   let busy = 0;
   let idle = 0;
@@ -94,7 +94,7 @@ function main(): void {
       selfByArea.set(a, (selfByArea.get(a) ?? 0) + us);
       const fn = `${node.callFrame.functionName || '(anonymous)'} ${a}:${node.callFrame.lineNumber + 1}`;
       selfByFn.set(fn, (selfByFn.get(fn) ?? 0) + us);
-      if (node.callFrame.url === '' && !node.callFrame.functionName.startsWith('(')) {
+      if (!node.callFrame.functionName.startsWith('(')) {
         const chain: string[] = [];
         for (let cur = parent.get(id); cur !== undefined && chain.length < 4; cur = parent.get(cur)) {
           const n = byId.get(cur)!;
@@ -126,8 +126,8 @@ function main(): void {
   for (const [a, us] of top(selfByArea, 25)) console.log(`  ${pct(us)}  ${a}`);
   console.log('\nfunctions with the most self time:');
   for (const [f, us] of top(selfByFn, 30)) console.log(`  ${pct(us)}  ${f}`);
-  console.log('\nwho calls the natives with the most self time:');
-  for (const [f] of top(selfByFn, 40)) {
+  console.log('\nwho calls the functions with the most self time:');
+  for (const [f] of top(selfByFn, 15)) {
     const callers = nativeCallers.get(f);
     if (!callers) continue;
     console.log(`  ${f}`);
