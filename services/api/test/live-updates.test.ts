@@ -280,4 +280,35 @@ describe('live updates on the api', () => {
     expect(await closed).toBe(SLOW_CONSUMER_CLOSE_CODE);
     reader.close();
   });
+
+  it('drops a socket.io client that stops reading (its WebSocket closed with 4008) once its unread bytes would pass the limit; a reading client gets everything', async () => {
+    const slow = new StacksApiSocketClient({ url: baseUrl, subscriptions: ['block'], socketOpts: { reconnection: false } });
+    const reader = new StacksApiSocketClient({ url: baseUrl, subscriptions: ['block'], socketOpts: { reconnection: false } });
+    const received = new Inbox<{ n: number }>();
+    reader.socket.on('block', (b) => received.push(b as unknown as { n: number }));
+    await Promise.all([slow, reader].map((c) => new Promise<void>((resolve) => c.socket.once('connect', () => resolve()))));
+    const closed = new Promise<unknown>((resolve) => slow.socket.once('disconnect', (_reason, details) => resolve(details)));
+    // The official client's WebSocket (engine.io on `ws`) stops reading its socket.
+    const transport = (
+      slow.socket.io as unknown as { engine: { transport: { ws: { _socket: { pause(): void; resume(): void } } } } }
+    ).engine.transport.ws._socket;
+    transport.pause();
+    const droppedBefore = live.socketIo.droppedSlow;
+    const payload = 'x'.repeat(10_000);
+    let sent = 0;
+    while (live.socketIo.droppedSlow === droppedBefore) {
+      live.socketIo.publish({ key: 'block', socketIoArgs: [{ n: sent, payload }], rpcMethod: 'block', rpcParams: {} });
+      sent++;
+      expect(sent).toBeLessThan(100_000);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    live.socketIo.publish({ key: 'block', socketIoArgs: [{ n: sent, payload }], rpcMethod: 'block', rpcParams: {} });
+    sent++;
+    const got = await received.count(sent);
+    expect(got.map((m) => m.n)).toEqual([...Array(sent).keys()]);
+    transport.resume();
+    const details = (await closed) as { context?: { code?: number } };
+    expect(details.context?.code).toBe(SLOW_CONSUMER_CLOSE_CODE);
+    reader.socket.close();
+  });
 });
