@@ -6,6 +6,7 @@ import { addressTransactionsRoutes } from './routes/address-transactions';
 import { balancesRoutes } from './routes/balances';
 import { ftBalanceRoutes } from './routes/ft-balances';
 import { noncesRoutes } from './routes/nonces';
+import { principalPositionsRoutes } from './routes/principal-positions';
 import { stxBalanceRoutes } from './routes/stx-balance';
 import { txsWithTransfersRoutes } from './routes/txs-with-transfers';
 
@@ -24,5 +25,6 @@ export function accountsRouter(db: Knex, limits: PageLimits): Router {
   router.use(addressActivityRoutes(db, limits));
   router.use(txsWithTransfersRoutes(db, limits));
   router.use(addressTransactionsRoutes(db, limits));
+  router.use(principalPositionsRoutes(db));
   return router;
 }
