@@ -42,7 +42,11 @@ export class LiveListener {
 
   private async connect(catchUp: boolean): Promise<void> {
     if (this.stopped) return;
-    const client = new pg.Client({ connectionString: this.opts.connectionString, application_name: 'bda-api-live' });
+    const client = new pg.Client({
+      connectionString: this.opts.connectionString,
+      application_name: 'bda-api-live',
+      connectionTimeoutMillis: 5_000,
+    });
     client.on('notification', (msg) => {
       if (msg.channel !== LIVE_CHANNEL) return;
       const a = parseLiveAnnouncement(msg.payload);
