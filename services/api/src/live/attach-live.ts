@@ -11,7 +11,7 @@ import { loopbackRestReader, type RestReader } from './rest-reader';
 import { SocketIoChannel } from './socket-io-channel';
 import { WsRpcChannel } from './ws-rpc-channel';
 
-export const WS_RPC_PATH = '/extended/v1/ws';
+const WS_RPC_PATH = '/extended/v1/ws';
 
 export interface LiveOptions {
   server: Server;

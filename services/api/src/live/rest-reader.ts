@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** A REST answer read in-process: its status and parsed JSON body. */
-export interface RestAnswer {
+interface RestAnswer {
   status: number;
   body: unknown;
 }

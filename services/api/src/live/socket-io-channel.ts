@@ -177,7 +177,7 @@ export class SocketIoChannel implements LiveChannel {
 }
 
 /** Bytes a socket.io connection has not handed to the kernel yet: engine.io's write buffer and the WebSocket's. */
-export function pendingBytes(socket: Socket): number {
+function pendingBytes(socket: Socket): number {
   const conn = socket.conn as unknown as EngineConnection;
   let n = conn.transport?.socket?.bufferedAmount ?? 0;
   for (const p of conn.writeBuffer) {

@@ -16,7 +16,7 @@ import { WebSocketConnections } from './websocket-connections';
 const SOCKET_IO_PREFIX = '/socket.io/';
 const WS_RPC_PATH = '/extended/v1/ws';
 
-export interface WebSocketPolicy {
+interface WebSocketPolicy {
   /** Open live connections per key and gateway process. */
   maxPerKey: number;
   /** Open live connections per anonymous client address (grouped as the rate limit groups them) and process. */
@@ -37,7 +37,7 @@ export interface WebSocketProxyDeps extends Pick<
 }
 
 /** The key a WebSocket upgrade presents: the `x-api-key` header, or (browsers cannot set headers) the query parameter. */
-export function presentedKey(req: IncomingMessage): string | undefined {
+function presentedKey(req: IncomingMessage): string | undefined {
   const header = req.headers['x-api-key'];
   if (header !== undefined) return Array.isArray(header) ? header.join(',') : header;
   const url = req.url ?? '/';

@@ -9,13 +9,13 @@ import { runPrepared } from '../write-statements';
  * The PostgreSQL channel the indexer announces its commits on and every api replica listens to (ADR 0025). The api
  * has the same name in `services/api/src/live/live-announcements.ts`.
  */
-export const LIVE_CHANNEL = 'bda_live';
+const LIVE_CHANNEL = 'bda_live';
 
 /** At most this many transaction ids in one notification (PostgreSQL refuses payloads of 8,000 bytes and more). */
 const IDS_PER_NOTIFICATION = 100;
 
 /** The announcements (ADR 0025): JSON, one per notification. */
-export type LiveAnnouncement =
+type LiveAnnouncement =
   | { type: 'block'; index_block_hash: string; block_height: number }
   | { type: 'mempool'; tx_ids: string[] }
   | { type: 'tx'; tx_ids: string[] };
