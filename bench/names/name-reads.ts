@@ -22,7 +22,12 @@
  *        DATABASE_URL=<server url> (default: an embedded PostgreSQL under .tmp/, removed at the end)
  *        BENCH_DATA_DIR=<dir> (the embedded PostgreSQL's folder, kept: a later run with the same shapes reuses its data)
  *        BDA_NODE_ARGS="--cpu-prof --cpu-prof-dir=.tmp/prof" (profiles of the api processes, written when they stop)
+ *        BENCH_PG_SOCKET=/tmp (the api reaches PostgreSQL through its Unix socket in that folder instead of TCP)
+ *        BENCH_ONLY=<text> (only the lookups whose path template contains it)
+ *        BENCH_BASELINE=<commit> (a third api on the big database: that commit's services/api/src, to compare in one sitting)
  */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -30,11 +35,11 @@ import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { NAME_LOOKUP_STATEMENTS } from '@bda/api';
 import { freePorts, startPostgres } from '@bda/test-support';
-import { hasWrk, type Load } from '../http-load';
+import { hasWrk } from '../http-load';
 import { removeBenchDir } from '../ingest/bench-dir';
 import { BenchInvalidError, formatSpread, spread } from '../spread';
 import { ROOT, startService, stopService, waitForHttp, type ServiceProcess } from '../../scripts/lib/service-process';
-import { pathsLoad } from './paths-load';
+import { pathsLoad, type PathsLoad } from './paths-load';
 import {
   addressCount,
   expectedAddressNames,
@@ -55,12 +60,70 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PATHS = Number(process.env.BENCH_PATHS ?? 10_000);
+const PG_SOCKET = process.env.BENCH_PG_SOCKET;
+const BASELINE = process.env.BENCH_BASELINE;
 
 interface Target {
   label: string;
   shape: NamesShape;
   databaseUrl: string;
   base: string;
+  apiPid: number;
+}
+
+/** One load run with the CPU each part used per request (µs): the api process, its PostgreSQL backends, wrk. */
+interface Run extends PathsLoad {
+  apiUs: number;
+  pgUs: number;
+  wrkUs: number;
+}
+
+const TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
+
+/** User + system CPU of processes so far, in µs (from /proc; a process gone counts 0). */
+function cpuUs(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // ended
+    }
+  }
+  return (ticks / TICKS) * 1e6;
+}
+
+/** The PostgreSQL backends of the api's pools (`bda-api`, `bda-api-runes`, `bda-api-names`). */
+async function backendPids(databaseUrl: string): Promise<number[]> {
+  const client = new pg.Client(databaseUrl);
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'bda-api%'`,
+    );
+    return rows.map((r) => r.pid);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A load run of `paths` on `t`, with the CPU per request of the api, its backends and wrk. */
+async function measuredLoad(t: Target, paths: string[]): Promise<Run> {
+  // The pool opens its connections under the warm-up; the backends are looked up after it.
+  await pathsLoad(t.base, paths, 1, CONNECTIONS);
+  const backends = await backendPids(t.databaseUrl);
+  const api0 = cpuUs([t.apiPid]);
+  const pg0 = cpuUs(backends);
+  const r = await pathsLoad(t.base, paths, SECONDS, CONNECTIONS);
+  const requests = r.rps * SECONDS;
+  return {
+    ...r,
+    apiUs: (cpuUs([t.apiPid]) - api0) / requests,
+    pgUs: (cpuUs(backends) - pg0) / requests,
+    wrkUs: (r.wrkCpuMs * 1000) / requests,
+  };
 }
 
 interface Scenario {
@@ -76,7 +139,7 @@ function spreadOver(total: number, count: number): number[] {
   return Array.from({ length: n }, (_, k) => Math.min(total - 1, k * stride + (k % Math.min(10, stride))));
 }
 
-const SCENARIOS: Scenario[] = [
+const ALL_SCENARIOS: Scenario[] = [
   {
     label: '/v1/names/{name}',
     paths: (shape) => spreadOver(shape.names, PATHS).map((g) => ({ path: `/v1/names/n${g}.btc`, body: expectedName(shape, g) })),
@@ -98,6 +161,8 @@ const SCENARIOS: Scenario[] = [
       })),
   },
 ];
+
+const SCENARIOS = ALL_SCENARIOS.filter((s) => s.label.includes(process.env.BENCH_ONLY ?? ''));
 
 /** Every path answers 200 with exactly the expected body; the first wrong answers are the error. */
 async function checkAnswers(target: Target, scenario: Scenario, paths: Array<{ path: string; body: unknown }>): Promise<void> {
@@ -189,6 +254,38 @@ async function checkPlans(targets: Target[]): Promise<void> {
   if (problems.length > 0) throw new BenchInvalidError(`plans: ${problems.join('; ')}`);
 }
 
+/** The api process's environment, as deployed: one worker, an access line a request. */
+function apiEnv(databaseUrl: string, port: number): NodeJS.ProcessEnv {
+  return {
+    DATABASE_URL: PG_SOCKET ? `${databaseUrl}?host=${encodeURIComponent(PG_SOCKET)}` : databaseUrl,
+    KAFKA_BROKERS: '',
+    REDIS_URL: undefined,
+    LOG_LEVEL: 'info',
+    API_PORT: String(port),
+    API_HOST: '127.0.0.1',
+    API_WORKERS: '1',
+    API_SCHEMAS_DIR: join(ROOT, 'schemas'),
+  };
+}
+
+/** The api of another commit (its `services/api/src`, over this checkout's libraries and node_modules). */
+function baselineApi(commit: string, env: NodeJS.ProcessEnv): ServiceProcess {
+  const dir = join(ROOT, '.tmp', `bench-names-baseline-${commit}`);
+  if (!existsSync(join(dir, 'services/api/src/main.ts'))) {
+    mkdirSync(dir, { recursive: true });
+    execFileSync('sh', ['-c', `git -C "${ROOT}" archive "${commit}" services/api/src | tar -x -C "${dir}"`]);
+  }
+  const nodeArgs = (process.env.BDA_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(dir, 'services/api/src/main.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.resume();
+  child.stderr!.resume();
+  return { name: 'api', child, exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
+}
+
 async function main(): Promise<void> {
   const stops: Array<() => Promise<void>> = [];
   const procs: ServiceProcess[] = [];
@@ -205,7 +302,7 @@ async function main(): Promise<void> {
       if (!process.env.BENCH_DATA_DIR) stops.push(async () => removeBenchDir(dir));
       stops.unshift(() => pgServer.stop());
     }
-    const ports = await freePorts(2);
+    const ports = await freePorts(3);
     const targets: Target[] = [];
     for (const [k, [label, shape]] of (
       [
@@ -227,27 +324,20 @@ async function main(): Promise<void> {
         `${label}: ${shape.names.toLocaleString('en')} names, ${shape.subdomains.toLocaleString('en')} subdomains, ${addressCount(shape).toLocaleString('en')} addresses (${seconds === null ? 'reused from an earlier run' : `generated in ${seconds.toFixed(0)} s`})`,
       );
       const port = ports[k]!;
-      procs.push(
-        startService(
-          'api',
-          {
-            DATABASE_URL: databaseUrl,
-            KAFKA_BROKERS: '',
-            REDIS_URL: undefined,
-            LOG_LEVEL: 'info',
-            API_PORT: String(port),
-            API_HOST: '127.0.0.1',
-            API_WORKERS: '1',
-          },
-          () => {},
-        ),
-      );
+      procs.push(startService('api', apiEnv(databaseUrl, port), () => {}));
       await waitForHttp(`http://127.0.0.1:${port}/readyz`);
-      targets.push({ label, shape, databaseUrl, base: `http://127.0.0.1:${port}` });
+      targets.push({ label, shape, databaseUrl, base: `http://127.0.0.1:${port}`, apiPid: procs.at(-1)!.child.pid! });
+    }
+    if (BASELINE) {
+      const big = targets[1]!;
+      const port = ports[2]!;
+      procs.push(baselineApi(BASELINE, apiEnv(big.databaseUrl, port)));
+      await waitForHttp(`http://127.0.0.1:${port}/readyz`);
+      targets.push({ ...big, label: `big, ${BASELINE}`, base: `http://127.0.0.1:${port}`, apiPid: procs.at(-1)!.child.pid! });
     }
 
     console.log('plans (generic, as the api runs them), EXPLAIN ANALYZE of one lookup on each database:');
-    await checkPlans(targets);
+    await checkPlans(targets.slice(0, 2));
     const paths = SCENARIOS.map((s) => targets.map((t) => s.paths(t.shape)));
     for (const [si, s] of SCENARIOS.entries()) for (const [ti, t] of targets.entries()) await checkAnswers(t, s, paths[si]![ti]!);
     console.log(
@@ -255,9 +345,9 @@ async function main(): Promise<void> {
     );
 
     console.log(
-      `load: ${hasWrk() ? `wrk, ${CONNECTIONS} connections cycling through up to ${PATHS.toLocaleString('en')} paths` : `node generator, ${CONNECTIONS} connections, one path (no wrk)`}, ${SECONDS} s a run, loopback; ${availableParallelism()} cores shared by wrk, the api (1 worker) and PostgreSQL`,
+      `load: ${hasWrk() ? `wrk, ${CONNECTIONS} connections cycling through up to ${PATHS.toLocaleString('en')} paths` : `node generator, ${CONNECTIONS} connections, one path (no wrk)`}, ${SECONDS} s a run, loopback; ${availableParallelism()} cores shared by wrk, the api (1 worker) and PostgreSQL; the api reaches PostgreSQL by ${PG_SOCKET ? `its Unix socket in ${PG_SOCKET}` : 'TCP'}`,
     );
-    const runs = SCENARIOS.map(() => targets.map((): Load[] => []));
+    const runs = SCENARIOS.map(() => targets.map((): Run[] => []));
     for (let round = 0; round < ROUNDS; round++) {
       console.log(`round ${round + 1}/${ROUNDS}, load average ${loadavg()[0]!.toFixed(2)}`);
       for (const [si, s] of SCENARIOS.entries()) {
@@ -265,11 +355,10 @@ async function main(): Promise<void> {
           const ti = (k + round) % targets.length;
           const t = targets[ti]!;
           const list = paths[si]![ti]!.map((p) => p.path);
-          await pathsLoad(t.base, list, 1, CONNECTIONS); // warm-up
-          const r = await pathsLoad(t.base, list, SECONDS, CONNECTIONS);
+          const r = await measuredLoad(t, list);
           runs[si]![ti]!.push(r);
           console.log(
-            `  ${s.label.padEnd(28)} ${t.label.padEnd(6)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms${r.errors ? `  (${r.errors} errors)` : ''}`,
+            `  ${s.label.padEnd(28)} ${t.label.padEnd(6)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  CPU µs/request: api ${r.apiUs.toFixed(0)}, PostgreSQL ${r.pgUs.toFixed(0)}, wrk ${r.wrkUs.toFixed(0)}${r.errors ? `  (${r.errors} errors)` : ''}`,
           );
         }
       }
@@ -294,6 +383,22 @@ async function main(): Promise<void> {
       );
       const ratio = spread(runs[si]![1]!.map((r) => r.rps)).median / spread(runs[si]![0]!.map((r) => r.rps)).median;
       console.log(`| ${s.label} | ${cells.join(' | ')} | ${ratio.toFixed(2)} |`);
+    }
+    const cores = availableParallelism();
+    console.log(
+      `\nCPU per request, µs, median of the rounds: api process / its PostgreSQL backends / wrk = total; and what ${cores} cores doing nothing else would serve at that cost (${cores} s of CPU a second ÷ total)`,
+    );
+    console.log(`| lookup | ${head.join(' | ')} |`);
+    console.log(`|---|${targets.map(() => '---').join('|')}|`);
+    for (const [si, s] of SCENARIOS.entries()) {
+      const cells = runs[si]!.map((rs) => {
+        const [api, db, wrk] = [rs.map((r) => r.apiUs), rs.map((r) => r.pgUs), rs.map((r) => r.wrkUs)].map(
+          (xs) => spread(xs).median,
+        ) as [number, number, number];
+        const total = api + db + wrk;
+        return `${api.toFixed(0)} / ${db.toFixed(0)} / ${wrk.toFixed(0)} = ${total.toFixed(0)} → ${((cores * 1e6) / total).toFixed(0)} req/s`;
+      });
+      console.log(`| ${s.label} | ${cells.join(' | ')} |`);
     }
     console.log(`\nload average at the end ${loadavg()[0]!.toFixed(2)} (other work on the machine skews the figures)`);
   } finally {
