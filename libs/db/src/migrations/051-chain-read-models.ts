@@ -7,7 +7,8 @@ import { bytewiseText } from './bns-bytewise-text';
  * - `chain_tx_counts`: canonical transactions per type, the `total` of `/extended/v1/tx` (with or without `type`);
  * - `chain_burn_blocks`: one row per burn block that holds canonical Stacks blocks, as the reference API's burn-block
  *   views see them (grouped from the canonical blocks), with a dense `ordinal` (1 for the lowest) so a page at any
- *   offset is an ordinal range, and the height range of its Stacks blocks (contiguous on the canonical chain).
+ *   offset is an ordinal range, and the lowest and highest of its Stacks blocks (its blocks are usually that height
+ *   range, but not always: mainnet's first Stacks block names a later burn block than its children).
  * `up` fills both from the rows already indexed.
  */
 export async function up(knex: Knex): Promise<void> {

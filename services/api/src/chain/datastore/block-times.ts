@@ -23,7 +23,7 @@ export async function getBlockAtTime(db: Knex, time: number): Promise<{ tip: DbC
 }
 
 export interface DbAverageTimeRow {
-  window: 'last_1h' | 'last_24h' | 'last_7d' | 'last_30d';
+  window_name: 'last_1h' | 'last_24h' | 'last_7d' | 'last_30d';
   tip_height: number | null;
   tip_time: string | null;
   first_height: number | null;
@@ -38,9 +38,9 @@ export interface DbAverageTimeRow {
  * blocks in the window: no scan of the window's blocks (block times grow with height, so the window is a height range).
  */
 const AVERAGE_TIMES = statement(
-  `SELECT w.window, tip.block_height AS tip_height, tt.t AS tip_time, f.block_height AS first_height, f.t AS first_time,
+  `SELECT w.k AS window_name, tip.block_height AS tip_height, tt.t AS tip_time, f.block_height AS first_height, f.t AS first_time,
           p.t AS prev_time
-   FROM (VALUES ('last_1h', 3600), ('last_24h', 86400), ('last_7d', 604800), ('last_30d', 2592000)) w(window, secs)
+   FROM (VALUES ('last_1h', 3600), ('last_24h', 86400), ('last_7d', 604800), ('last_30d', 2592000)) w(k, secs)
    LEFT JOIN chain_tip tip ON true
    LEFT JOIN LATERAL (
      SELECT x.block_height, ${EFF} AS t FROM blocks x

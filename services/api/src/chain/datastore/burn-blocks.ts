@@ -14,6 +14,8 @@ export interface DbBurnBlockRow {
   tx_count: string;
   /** Block hashes, highest first. */
   stacks_blocks: string[] | null;
+  /** How many there are. */
+  block_count: string | null;
   /** Times (block time, or burn block time before Nakamoto) of the lowest and highest of them. */
   first_time: string | null;
   last_time: string | null;
@@ -21,16 +23,20 @@ export interface DbBurnBlockRow {
 
 const EFFECTIVE_TIME = 'coalesce(nullif(x.block_time, 0), x.burn_block_time)';
 
-/** Per burn block row `c`: its Stacks blocks' hashes (a height range of `blocks_canonical_height`) and end times. */
+/**
+ * Per burn block row `c`: its canonical Stacks blocks (`blocks_canonical_burn_height`; a handful, more under Nakamoto),
+ * their hashes highest first, their number and the times of the lowest and highest. They are usually a height range,
+ * but not always: mainnet's first Stacks block names a later burn block than its children.
+ */
 const BURN_BLOCK_PARTS = `LEFT JOIN LATERAL (
-     SELECT array_agg(x.block_hash ORDER BY x.block_height DESC) AS stacks_blocks,
-            min(${EFFECTIVE_TIME}) FILTER (WHERE x.block_height = c.first_block_height) AS first_time,
-            max(${EFFECTIVE_TIME}) FILTER (WHERE x.block_height = c.last_block_height) AS last_time
-     FROM blocks x WHERE x.canonical AND x.block_height BETWEEN c.first_block_height AND c.last_block_height
+     SELECT array_agg(x.block_hash ORDER BY x.block_height DESC) AS stacks_blocks, count(*) AS block_count,
+            (array_agg(${EFFECTIVE_TIME} ORDER BY x.block_height))[1] AS first_time,
+            (array_agg(${EFFECTIVE_TIME} ORDER BY x.block_height DESC))[1] AS last_time
+     FROM blocks x WHERE x.canonical AND x.burn_block_height = c.burn_block_height
    ) s ON true`;
 
 const BURN_SELECT =
-  'c.burn_block_height, c.burn_block_hash, c.burn_block_time, c.first_block_height, c.last_block_height, c.tx_count, s.stacks_blocks, s.first_time, s.last_time';
+  'c.burn_block_height, c.burn_block_hash, c.burn_block_time, c.first_block_height, c.last_block_height, c.tx_count, s.stacks_blocks, s.block_count, s.first_time, s.last_time';
 
 /**
  * A page of burn blocks, newest first: the ordinals from the highest (`n.total`) less `$2` down `$1` of them
@@ -93,18 +99,22 @@ export async function getBurnBlock(db: Knex, key: BurnBlockKey): Promise<{ tip: 
 }
 
 /**
- * A page of a burn block's canonical Stacks blocks, highest first: its height range less `$3` (offset) down `$2`
- * (limit) blocks (`blocks_canonical_height`); `found` null when the burn block holds no canonical block.
+ * A page of a burn block's canonical Stacks blocks, highest first (`blocks_canonical_burn_height`; `$2` limit, `$3`
+ * offset, both bounded by the burn block's blocks), with their number; `found` null when the burn block holds none.
  */
 function burnBlockBlocksText(kind: BurnBlockKey['kind']): string {
-  return `SELECT ${TIP_SELECT}, c.burn_block_height AS found, c.first_block_height, c.last_block_height, ${blockSelect('b')}
+  return `SELECT ${TIP_SELECT}, c.burn_block_height AS found, n.total, ${blockSelect('b')}
    FROM ${FROM_TIP}
    LEFT JOIN LATERAL (
      SELECT y.* FROM chain_burn_blocks y WHERE ${BURN_WHERE[kind]} ORDER BY y.burn_block_height DESC LIMIT 1
    ) c ON true
-   LEFT JOIN blocks b ON b.canonical
-     AND b.block_height BETWEEN greatest(c.last_block_height::int8 - $3::int8 - $2::int8 + 1, c.first_block_height)
-                            AND c.last_block_height::int8 - $3::int8
+   LEFT JOIN LATERAL (
+     SELECT count(*) AS total FROM blocks x WHERE x.canonical AND x.burn_block_height = c.burn_block_height
+   ) n ON true
+   LEFT JOIN LATERAL (
+     SELECT ${blockSelect('x')} FROM blocks x WHERE x.canonical AND x.burn_block_height = c.burn_block_height
+     ORDER BY x.block_height DESC LIMIT $2 OFFSET $3
+   ) b ON true
    ORDER BY b.block_height DESC`;
 }
 
@@ -119,10 +129,10 @@ export async function getBurnBlockBlocks(
   key: BurnBlockKey,
   page: { limit: number; offset: number },
 ): Promise<{ tip: DbChainTip | null; found: boolean; total: number; rows: DbBlockRow[] }> {
-  type Row = TipColumns & { found: number | null; first_block_height: number | null; last_block_height: number | null };
+  type Row = TipColumns & { found: number | null; total: string | null };
   const rows = await query<Row>(db, BURN_BLOCK_BLOCKS[key.kind], [keyValue(key), page.limit, page.offset]);
   const first = rows[0]!;
-  const total = first.found === null ? 0 : first.last_block_height! - first.first_block_height! + 1;
+  const total = Number(first.total ?? 0);
   return {
     tip: tipOf(first),
     found: first.found !== null,

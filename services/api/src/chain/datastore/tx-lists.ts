@@ -174,7 +174,7 @@ const BLOCK_WHERE: Record<TxBlockKey['kind'], string> = {
   height: 'b.block_height = $3::int',
   blockHash: 'b.block_hash = $3::text',
   anyHash: '(b.index_block_hash = $3::text OR b.block_hash = $3::text)',
-  latest: 'b.block_height = tip.block_height',
+  latest: 'b.block_height = tip.block_height AND $3::text IS NULL',
 };
 
 /**

@@ -1,5 +1,5 @@
 import type { DbBurnBlockRow } from '../datastore/burn-blocks';
-import { int, unixToIso } from './common';
+import { int } from './common';
 
 /** The reference API's `BurnBlock`. */
 export interface BurnBlockResponse {
@@ -14,15 +14,16 @@ export interface BurnBlockResponse {
 
 /**
  * A burn block with its Stacks blocks. `avg_block_time` is the mean of the gaps between consecutive Stacks blocks in
- * it (their times' span over the number of gaps), to two decimals; 0 with a single block, as the reference.
+ * it (the span of their times over the number of gaps), to two decimals; 0 with a single block, as the reference.
  */
 export function toBurnBlockResponse(r: DbBurnBlockRow): BurnBlockResponse {
   const time = int(r.burn_block_time);
-  const gaps = r.last_block_height - r.first_block_height;
+  const gaps = int(r.block_count) - 1;
   const avg = gaps > 0 ? (int(r.last_time) - int(r.first_time)) / gaps : 0;
   return {
     burn_block_time: time,
-    burn_block_time_iso: unixToIso(time),
+    // As the reference, the ISO form of any time, 0 (a genesis burn block) included.
+    burn_block_time_iso: new Date(time * 1000).toISOString(),
     burn_block_hash: r.burn_block_hash,
     burn_block_height: r.burn_block_height,
     stacks_blocks: r.stacks_blocks ?? [],

@@ -85,7 +85,7 @@ export function v2BurnBlocksRouter(ctx: RouteContext): Router {
         n -= 1;
         from = r.first_time;
       }
-      body[r.window] = n > 0 ? (int(r.tip_time) - int(from)) / n : 0;
+      body[r.window_name] = n > 0 ? (int(r.tip_time) - int(from)) / n : 0;
     }
     // Relative to the clock, not only to the tip: never cached.
     noStore(res);

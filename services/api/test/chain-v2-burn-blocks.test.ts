@@ -1,0 +1,180 @@
+/**
+ * `/extended/v2/burn-blocks…`, `/extended/v2/blocks/{height_or_hash}/transactions`, `/by-block-time/{ts}` and
+ * `/average-times` over recorded fixtures replayed through the real observer and indexer (the burn blocks come from the
+ * indexer's `chain_burn_blocks` read model, kept through the reorg recording), against the chain computed from the
+ * fixture's raw events; average times also over hand-written blocks timed relative to now.
+ */
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { testInfra, expectMessage } from '@bda/test-support';
+import { BlockRowBuilder } from '../src/testing/builders';
+import { startApi, type ApiHarness } from './support/api-harness';
+import { insertBlocks, setChainTip } from './support/seed';
+import { blockTxOrder, chainOracle, type ChainOracle, type OracleBlock } from './chain-fixture-oracle';
+
+/** A block's time as the reference's v2 views use it: its own, else (before Nakamoto) its burn block's. */
+/** At most `n` items spread evenly over `items`, the first and the last among them: keeps the per-item loops short. */
+function sample<T>(items: readonly T[], n = 12): T[] {
+  if (items.length <= n) return [...items];
+  return Array.from({ length: n }, (_, i) => items[Math.round((i * (items.length - 1)) / (n - 1))]!);
+}
+
+const timeOf = (b: OracleBlock) => (b.block_time && b.block_time > 0 ? b.block_time : b.burn_block_time);
+
+describe.each(['mocknet.tsv', 'mainnet-reorg-scenario1.tsv', 'epoch-3-transition.tsv'])('v2 burn blocks over %s', (fixture) => {
+  let api: ApiHarness;
+  let oracle: ChainOracle;
+
+  beforeAll(async () => {
+    oracle = chainOracle(fixture);
+    api = await startApi(testInfra().databaseUrl, { fixture });
+  }, 240_000);
+
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  const expected = (burn: ChainOracle['burnBlocks'][number]) => {
+    const bs = burn.blocks;
+    const gaps = bs.length - 1;
+    return {
+      burn_block_time: burn.burn_block_time,
+      burn_block_time_iso: new Date(burn.burn_block_time * 1000).toISOString(),
+      burn_block_hash: burn.burn_block_hash,
+      burn_block_height: burn.burn_block_height,
+      stacks_blocks: [...bs].reverse().map((b) => b.block_hash),
+      avg_block_time: gaps > 0 ? Number(((timeOf(bs[gaps]!) - timeOf(bs[0]!)) / gaps).toFixed(2)) : 0,
+      total_tx_count: bs.reduce((n, b) => n + b.txs.length, 0),
+    };
+  };
+
+  it('lists every burn block holding canonical Stacks blocks, newest first, at any offset', async () => {
+    const newest = [...oracle.burnBlocks].reverse();
+    const first = await api.get('/extended/v2/burn-blocks');
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ limit: 20, offset: 0, total: newest.length });
+    const seen: unknown[] = [];
+    for (let offset = 0; offset < newest.length + 7; offset += 7) {
+      const res = await api.get(`/extended/v2/burn-blocks?limit=7&offset=${offset}`);
+      expect(res.body.total).toBe(newest.length);
+      seen.push(...res.body.results);
+    }
+    expect(seen).toEqual(newest.map(expected));
+  });
+
+  it('answers one burn block by height, hash (with or without 0x) and latest, and its Stacks blocks', async () => {
+    for (const burn of sample(oracle.burnBlocks)) {
+      const want = expected(burn);
+      const byHeight = await api.get(`/extended/v2/burn-blocks/${burn.burn_block_height}`);
+      expectMessage(`burn height ${burn.burn_block_height}`, () => expect(byHeight.body).toEqual(want));
+      expect((await api.get(`/extended/v2/burn-blocks/${burn.burn_block_hash.slice(2)}`)).body).toEqual(want);
+      const blocks = await api.get(`/extended/v2/burn-blocks/${burn.burn_block_hash}/blocks`);
+      expect(blocks.body).toMatchObject({ limit: 20, offset: 0, total: burn.blocks.length });
+      expect(blocks.body.results.map((b: { index_block_hash: string }) => b.index_block_hash)).toEqual(
+        [...burn.blocks].reverse().map((b) => b.index_block_hash),
+      );
+    }
+    const latest = await api.get('/extended/v2/burn-blocks/latest');
+    expect(latest.body).toEqual(expected(oracle.burnBlocks[oracle.burnBlocks.length - 1]!));
+    const heights = new Set(oracle.burnBlocks.map((b) => b.burn_block_height));
+    const gap = [...Array(oracle.tip.burn_block_height).keys()].find((h) => h > 0 && !heights.has(h));
+    if (gap !== undefined) {
+      expect((await api.get(`/extended/v2/burn-blocks/${gap}`)).status).toBe(404);
+      expect((await api.get(`/extended/v2/burn-blocks/${gap}/blocks`)).status).toBe(404);
+    }
+    expect((await api.get(`/extended/v2/burn-blocks/${oracle.tip.burn_block_height + 1}`)).status).toBe(404);
+  });
+
+  it("pages a block's transactions in execution order, by height, hash, index block hash and latest", async () => {
+    for (const b of sample(oracle.canonical, 16)) {
+      const byHeight = await api.get(`/extended/v2/blocks/${b.block_height}/transactions?limit=50`);
+      expectMessage(`height ${b.block_height}`, () =>
+        expect(byHeight.body.results.map((t: { tx_id: string }) => t.tx_id)).toEqual(blockTxOrder(b)),
+      );
+      expect(byHeight.body.total).toBe(b.txs.length);
+      const byIndexHash = await api.get(`/extended/v2/blocks/${b.index_block_hash}/transactions?limit=50`);
+      expect(byIndexHash.body).toEqual(byHeight.body);
+    }
+    const paged = await api.get(`/extended/v2/blocks/${oracle.tip.block_hash}/transactions?limit=1&offset=1`);
+    expect(paged.body.results.map((t: { tx_id: string }) => t.tx_id)).toEqual(blockTxOrder(oracle.tip).slice(1, 2));
+    const latest = await api.get('/extended/v2/blocks/latest/transactions');
+    expect(latest.body.total).toBe(oracle.tip.txs.length);
+    expect((await api.get(`/extended/v2/blocks/${oracle.tip.block_height + 1}/transactions`)).status).toBe(404);
+  });
+
+  it('answers the newest canonical block at or before a time', async () => {
+    const byTime = (t: number) =>
+      oracle.canonical.filter((b) => timeOf(b) <= t).sort((x, y) => timeOf(y) - timeOf(x) || y.block_height - x.block_height)[0];
+    const times = [...new Set(oracle.canonical.map(timeOf))];
+    for (const t of sample([...times, ...times.map((x) => x + 1)], 20)) {
+      const want = byTime(t);
+      const res = await api.get(`/extended/v2/blocks/by-block-time/${t}`);
+      expectMessage(`time ${t}`, () => expect(res.body.index_block_hash).toBe(want!.index_block_hash));
+    }
+    // Before the first block (when its time is not 0, the genesis burn block's).
+    const before = Math.min(...times) - 1;
+    if (before >= 0) expect((await api.get(`/extended/v2/blocks/by-block-time/${before}`)).status).toBe(404);
+  });
+
+  it('answers malformed input with a 400 naming the parameter', async () => {
+    for (const [path, name] of [
+      ['/extended/v2/burn-blocks?limit=31', 'limit'],
+      ['/extended/v2/burn-blocks/0x12', 'height_or_hash'],
+      ['/extended/v2/burn-blocks/1/blocks?offset=-1', 'offset'],
+      ['/extended/v2/blocks/by-block-time/-5', 'timestamp'],
+      ['/extended/v2/blocks/nope/transactions', 'height_or_hash'],
+      ['/extended/v2/blocks/1/transactions?limit=51', 'limit'],
+    ] as const) {
+      const res = await api.get(path);
+      expectMessage(path, () => expect(res.status).toBe(400));
+      expect(res.body.message).toContain(name);
+    }
+  });
+});
+
+describe('GET /extended/v2/blocks/average-times', () => {
+  let api: ApiHarness;
+
+  beforeAll(async () => {
+    api = await startApi(testInfra().databaseUrl);
+  });
+
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it('is 0 for every window before any block', async () => {
+    const res = await api.get('/extended/v2/blocks/average-times');
+    expect(res.body).toEqual({ last_1h: 0, last_24h: 0, last_7d: 0, last_30d: 0 });
+    expect(res.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('averages the gaps between consecutive blocks whose time lies in each window', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    // Heights 1..8, times: 40 days ago, 20 days ago, 3 days ago, 2 days ago, 5 h ago, 30 min, 20 min, 10 min ago.
+    const ages = [40 * 86400, 20 * 86400, 3 * 86400, 2 * 86400, 5 * 3600, 1800, 1200, 600];
+    const blocks = ages.map((age, i) =>
+      new BlockRowBuilder()
+        .height(i + 1)
+        .nakamoto({ blockTime: now - age, tenureHeight: i + 1 })
+        .build(),
+    );
+    await insertBlocks(api.db, blocks);
+    await setChainTip(api.db, blocks[blocks.length - 1]!, blocks.length);
+    const gaps = (from: number) => {
+      const times = ages.map((a) => now - a);
+      const d: number[] = [];
+      for (let i = Math.max(from, 1); i < times.length; i++) d.push(times[i]! - times[i - 1]!);
+      return d.reduce((a, b) => a + b, 0) / d.length;
+    };
+    const res = await api.get('/extended/v2/blocks/average-times');
+    expect(res.status).toBe(200);
+    // The windows hold, in order: the last three blocks, five, six, seven (their gaps reach back to the block before).
+    expect(res.body.last_1h).toBeCloseTo(gaps(5), 6);
+    expect(res.body.last_24h).toBeCloseTo(gaps(4), 6);
+    expect(res.body.last_7d).toBeCloseTo(gaps(2), 6);
+    expect(res.body.last_30d).toBeCloseTo(gaps(1), 6);
+    const raw = await request(api.server).get('/extended/v2/blocks/average-times');
+    expect(raw.status).toBe(200);
+  });
+});
