@@ -87,7 +87,7 @@ test: install system-deps
 	  node scripts/test-summary.mjs .tmp/jest-report.json || status=1; exit $$status
 
 # Figures and ratios against the reference bars; never assertions. nginx and wrk come from Debian.
-bench: install system-deps kafka-jars
+bench: install system-deps kafka-jars rosetta-cli
 	@command -v nginx >/dev/null && command -v wrk >/dev/null || \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx wrk >/dev/null)
 	npx tsx bench/ingest/run.ts
@@ -97,6 +97,7 @@ bench: install system-deps kafka-jars
 	npx tsx bench/proxy/run.ts
 	npx tsx bench/runes/ingest.ts
 	npx tsx bench/runes/activity.ts
+	npx tsx bench/rosetta/run.ts
 
 clean:
 	rm -rf .tmp node_modules

@@ -13,6 +13,10 @@ export interface LoadOptions {
   seconds: number;
   connections: number;
   headers?: Record<string, string>;
+  /** A wrk Lua script (e.g. a POST's method and body); `wrkLoad` only. */
+  script?: string;
+  /** wrk's per-request timeout, counted as a socket error (wrk's default: 2 s); `wrkLoad` only. */
+  timeoutSeconds?: number;
 }
 
 /** Whether Debian's `wrk` is installed (`make bench` installs it). */
@@ -33,10 +37,11 @@ export function httpLoad(url: string, opts: LoadOptions): Promise<Load> {
 const toMs = (value: string, unit: string) => Number(value) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : 1);
 
 /** `wrk` with two threads, read from its `--latency` report. */
-export function wrkLoad(url: string, { seconds, connections, headers = {} }: LoadOptions): Promise<Load> {
+export function wrkLoad(url: string, { seconds, connections, headers = {}, script, timeoutSeconds }: LoadOptions): Promise<Load> {
   return new Promise((resolve, reject) => {
     const h = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
-    const child = spawn('wrk', ['-t2', `-c${connections}`, `-d${seconds}s`, '--latency', ...h, url], {
+    const s = [...(script ? ['-s', script] : []), ...(timeoutSeconds ? ['--timeout', `${timeoutSeconds}s`] : [])];
+    const child = spawn('wrk', ['-t2', `-c${connections}`, `-d${seconds}s`, '--latency', ...h, ...s, url], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
