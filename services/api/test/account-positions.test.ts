@@ -17,6 +17,46 @@ interface RawBlock {
 }
 
 /** The owner of every NFT value after the canonical chain's committed mints, transfers and burns (null: burnt). */
+interface NftEvent {
+  asset: string;
+  value: string;
+  type: string;
+  sender: string | null;
+  recipient: string | null;
+  eventIndex: number;
+  height: number;
+  txId: string;
+}
+
+/** The committed NFT events of successful transactions of the canonical chain, in chain order. */
+function nftEvents(fixture: string, ledger: AccountLedger): NftEvent[] {
+  const byHash = new Map<string, RawBlock & { block_height: number }>();
+  for (const e of loadRecordedEvents(fixture).filter((r) => r.path === '/new_block')) {
+    const b = JSON.parse(e.body) as RawBlock & { block_height: number };
+    if (!byHash.has(b.index_block_hash)) byHash.set(b.index_block_hash, b);
+  }
+  const out: NftEvent[] = [];
+  for (const c of ledger.canonical) {
+    const b = byHash.get(c.indexBlockHash)!;
+    const status = new Map(b.transactions.map((t) => [t.txid, t.status]));
+    for (const e of [...b.events].sort((x, y) => x.event_index - y.event_index)) {
+      if (!e.type.startsWith('nft_') || e.committed === false || (status.get(e.txid) ?? 'success') !== 'success') continue;
+      const body = e[e.type] as { asset_identifier: string; raw_value: string; sender?: string; recipient?: string };
+      out.push({
+        asset: body.asset_identifier,
+        value: body.raw_value.toLowerCase(),
+        type: e.type,
+        sender: body.sender ?? null,
+        recipient: body.recipient ?? null,
+        eventIndex: e.event_index,
+        height: b.block_height,
+        txId: e.txid,
+      });
+    }
+  }
+  return out;
+}
+
 function nftOwners(fixture: string, ledger: AccountLedger): Map<string, { asset: string; value: string; owner: string | null }> {
   const byHash = new Map<string, RawBlock>();
   for (const e of loadRecordedEvents(fixture).filter((r) => r.path === '/new_block')) {
@@ -133,6 +173,107 @@ for (const fixture of FIXTURES) {
         }
       }
       if (fixture === 'mainnet-out-of-order-microblock.tsv') expect(walkedSome).toBe(true);
+    });
+
+    it('lists NFT holdings, the history of every NFT value, the mints of every class and every token’s holders', async () => {
+      const events = nftEvents(fixture, ledger);
+      const newestFirst = (a: NftEvent, b: NftEvent) => b.height - a.height || b.eventIndex - a.eventIndex;
+      // Holdings: the values each principal was left holding by its newest event, newest acquired first.
+      const last = new Map<string, NftEvent>();
+      for (const e of events) last.set(`${e.asset} ${e.value}`, e);
+      const held = [...last.values()].filter((e) => e.type !== 'nft_burn_event');
+      for (const p of new Set(held.map((e) => e.recipient!))) {
+        const want = held.filter((e) => e.recipient === p).sort(newestFirst);
+        const { status, body, headers } = await api.get(`/extended/v1/tokens/nft/holdings?principal=${p}&limit=200`);
+        expectMessage(p, () => expect(status).toBe(200));
+        expect(headers.get('warning')).toMatch(/^299 /);
+        expectMessage(p, () =>
+          expect(
+            body.results.map((r: { asset_identifier: string; value: { hex: string }; tx_id: string }) => [
+              r.asset_identifier,
+              r.value.hex,
+              r.tx_id,
+            ]),
+          ).toEqual(want.map((e) => [e.asset, e.value, e.txId])),
+        );
+        const withTx = await api.get(
+          `/extended/v1/tokens/nft/holdings?principal=${p}&tx_metadata=true&asset_identifiers=${want[0]!.asset}`,
+        );
+        expect(withTx.body.results.map((r: { tx: { tx_id: string } }) => r.tx.tx_id)).toEqual(
+          want.filter((e) => e.asset === want[0]!.asset).map((e) => e.txId),
+        );
+      }
+      // History of every value, newest first.
+      for (const key of new Set(events.map((e) => `${e.asset} ${e.value}`))) {
+        const [asset, value] = key.split(' ') as [string, string];
+        const want = events.filter((e) => e.asset === asset && e.value === value).sort(newestFirst);
+        const { status, body } = await api.get(`/extended/v1/tokens/nft/history?asset_identifier=${asset}&value=${value}`);
+        expectMessage(key, () => expect(status).toBe(200));
+        expectMessage(key, () =>
+          expect(
+            body.results.map(
+              (r: {
+                sender: string | null;
+                recipient?: string;
+                event_index: number;
+                asset_event_type: string;
+                tx_id: string;
+              }) => [r.sender, r.recipient ?? null, r.event_index, r.asset_event_type, r.tx_id],
+            ),
+          ).toEqual(want.map((e) => [e.sender, e.recipient, e.eventIndex, e.type.replace(/^nft_(.*)_event$/, '$1'), e.txId])),
+        );
+      }
+      // Mints of every class.
+      for (const asset of new Set(events.map((e) => e.asset))) {
+        const want = events.filter((e) => e.asset === asset && e.type === 'nft_mint_event').sort(newestFirst);
+        const { body } = await api.get(`/extended/v1/tokens/nft/mints?asset_identifier=${asset}&tx_metadata=true`);
+        expectMessage(asset, () =>
+          expect(
+            body.results.map((r: { recipient: string; value: { hex: string }; tx: { tx_id: string } }) => [
+              r.recipient,
+              r.value.hex,
+              r.tx.tx_id,
+            ]),
+          ).toEqual(want.map((e) => [e.recipient, e.value, e.txId])),
+        );
+        expect(body.total).toBe(want.length);
+      }
+      if (fixture === 'mainnet-out-of-order-microblock.tsv') expect(events.some((e) => e.type === 'nft_mint_event')).toBe(true);
+      // Holders of every fungible token and of STX: largest first, with the sum of the balances.
+      const tokens = new Set([...ledger.principals].flatMap((p) => [...ledger.tokensAt(p, 'ft').keys()]));
+      const byBalance = (a: [string, bigint], b: [string, bigint]) =>
+        a[1] === b[1] ? (a[0] < b[0] ? -1 : 1) : a[1] > b[1] ? -1 : 1;
+      for (const token of tokens) {
+        const want = [...ledger.principals]
+          .filter((p) => ledger.tokensAt(p, 'ft').has(token))
+          .map((p): [string, bigint] => [p, ledger.tokensAt(p, 'ft').get(token)!])
+          .sort(byBalance);
+        const { status, body } = await api.get(`/extended/v1/tokens/ft/${token}/holders`);
+        expectMessage(token, () => expect(status).toBe(200));
+        expectMessage(token, () =>
+          expect(body).toMatchObject({
+            total: want.length,
+            total_supply: want.reduce((s, [, v]) => s + v, 0n).toString(),
+            results: want.map(([address, v]) => ({ address, balance: v.toString() })),
+          }),
+        );
+      }
+      const stx = [...ledger.principals]
+        .map((p): [string, bigint] => [p, ledger.stxAt(p).balance])
+        .filter(([, v]) => v !== 0n)
+        .sort(byBalance);
+      const { body: stxBody } = await api.get(`/extended/v1/tokens/ft/stx/holders?limit=200`);
+      expect(stxBody.total_supply).toBe(stx.reduce((s, [, v]) => s + v, 0n).toString());
+      expect(
+        stxBody.results
+          .filter((r: { balance: string }) => r.balance !== '0')
+          .map((r: { address: string; balance: string }) => [r.address, r.balance]),
+      ).toEqual(stx.map(([p, v]) => [p, v.toString()]));
+      const bad = await api.get(`/extended/v1/tokens/nft/history?asset_identifier=nope&value=0x01`);
+      expect(bad.status).toBe(400);
+      const missing = await api.get(`/extended/v1/tokens/nft/holdings`);
+      expect(missing.status).toBe(400);
+      expect(missing.body.message).toMatch(/principal/);
     });
 
     it('answers every address’s nonces as the raw transactions and the v1 endpoint give them, and 400 for a contract', async () => {

@@ -36,6 +36,7 @@ import * as m043 from './043-nft-owner-changes';
 import * as m044 from './044-nonce-lookups';
 import * as m045 from './045-account-event-lookups';
 import * as m046 from './046-principal-positions';
+import * as m047 from './047-token-lookups';
 import * as m050 from './050-chain-block-lookups';
 import * as m051 from './051-chain-read-models';
 import * as m052 from './052-mempool-receipt-height';
@@ -84,6 +85,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['044-nonce-lookups', m044],
   ['045-account-event-lookups', m045],
   ['046-principal-positions', m046],
+  ['047-token-lookups', m047],
   ['050-chain-block-lookups', m050],
   ['051-chain-read-models', m051],
   ['052-mempool-receipt-height', m052],
