@@ -111,12 +111,12 @@ export async function startGateway(env: GatewayEnv, logger: Logger, mode: 'singl
 
 /**
  * Access lines go through an asynchronous destination: under load, lines that pile up during one write go out together
- * in the next (one syscall for many requests). Lines are held until 2 KiB are there or 250 ms passed (issue 26: a write
- * per handful of requests cost 4 % of the gateway's CPU), so an access line appears at most a quarter of a second late.
- * Each write holds whole lines and at most 4096 bytes, so the lines of several workers on one pipe never interleave.
+ * in the next (one syscall for many requests). Each write holds whole lines and at most 4096 bytes, so the lines of
+ * several workers on one pipe never interleave. (Holding lines until 2 KiB were there, sonic-boom's `minLength`, cost
+ * more CPU per request than it saved in bench/proxy: issue 26.)
  */
 function createAccessLogger(env: GatewayEnv, shutdown: ShutdownRegistry): Logger {
-  const accessDest = pino.destination({ dest: 1, sync: false, maxWrite: 4096, minLength: 2048, periodicFlush: 250 });
+  const accessDest = pino.destination({ dest: 1, sync: false, maxWrite: 4096 });
   shutdown.register('database', 'access log', () => accessDest.flushSync());
   return pino({ name: 'gateway', level: env.LOG_LEVEL }, accessDest);
 }
