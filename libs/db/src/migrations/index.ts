@@ -40,6 +40,7 @@ import * as m047 from './047-token-lookups';
 import * as m050 from './050-chain-block-lookups';
 import * as m051 from './051-chain-read-models';
 import * as m052 from './052-mempool-receipt-height';
+import * as m053 from './053-block-tenure-lookups';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -89,6 +90,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['050-chain-block-lookups', m050],
   ['051-chain-read-models', m051],
   ['052-mempool-receipt-height', m052],
+  ['053-block-tenure-lookups', m053],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { addressRouter } from './routes/address';
 import { blocksRouter } from './routes/blocks';
+import { blockTenuresRouter } from './routes/block-tenures';
 import type { RouteContext } from './routes/context';
 import { statusRouter } from './routes/status';
 import { transactionsRouter } from './routes/transactions';
@@ -19,6 +20,7 @@ export function chainRouter(ctx: RouteContext): Router {
     // Before blocksRouter: its `/extended/v2/blocks/:height_or_hash` would take `average-times`.
     v2BurnBlocksRouter(ctx),
     blocksRouter(ctx),
+    blockTenuresRouter(ctx),
     v1BlocksRouter(ctx),
     v1TransactionsRouter(ctx),
     transactionsRouter(ctx),

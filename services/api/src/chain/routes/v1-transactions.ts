@@ -78,9 +78,9 @@ function txPageBody(page: TxPage, limit: number, offset: number, exclude: boolea
 export function v1TransactionsRouter(ctx: RouteContext): Router {
   const router = express.Router();
 
-  router.get('/extended/v1/tx', async (req, res, next) => {
-    // `/extended/v1/tx/` (an empty id) stays the not-found answer it was (malformed-input.test.ts sweeps it).
-    if (req.path.endsWith('/')) return next();
+  router.get('/extended/v1/tx', async (req, res) => {
+    // `/extended/v1/tx/` (an empty transaction id) stays the not-found answer it was before the list existed.
+    if (req.path.endsWith('/')) throw new NotFoundError(`no route for ${req.method} ${req.path}`);
     markDeprecated(res);
     const { limit, offset } = parsePage(req.query, ctx.limits.tx, { zeroMeansDefault: true });
     const types = queryList(req.query, 'type', TX_TYPES) ?? [];
