@@ -37,7 +37,13 @@ const FORK_HEIGHT_SQL = `WITH RECURSIVE back AS (
     FROM back JOIN blocks b ON b.index_block_hash = back.parent_index_block_hash
     WHERE NOT back.canonical
   )
-  SELECT coalesce(max(block_height) FILTER (WHERE canonical), -1)::int AS fork_height FROM back`;
+  SELECT coalesce(max(block_height) FILTER (WHERE canonical), -1)::int AS fork_height,
+         coalesce(array_agg(index_block_hash) FILTER (WHERE NOT canonical), '{}') AS orphaned
+  FROM back`;
+
+/** Transactions of orphaned blocks that are pending in the mempool now (a reorg returned them there). */
+const RESTORED_SQL = `SELECT DISTINCT m.tx_id FROM txs t JOIN mempool_txs m ON m.tx_id = t.tx_id
+  WHERE t.index_block_hash = ANY($1::text[]) AND m.status = 'pending' ORDER BY m.tx_id`;
 
 /** The blocks that are canonical now and were not when the transaction started, lowest first. */
 const NEW_CANONICAL_SQL = `SELECT index_block_hash, block_height FROM blocks
@@ -65,6 +71,9 @@ function txIdOfRaw(raw: string): string | undefined {
  * Blocks: the blocks canonical at the end of the transaction that were not at its start, lowest first: a block that
  * extends the tip, every block of a branch a reorg made canonical, a block filling a gap under a canonical child.
  * A block that became canonical and was orphaned again in the same transaction is not announced.
+ *
+ * Mempool: transactions that entered it in the transaction and are pending at its end, those a reorg returned to it
+ * from the blocks it orphaned, and (as `tx`) those dropped from it.
  */
 export class LiveAnnouncer {
   /** The tip when the transaction's first block arrived (null: none yet); undefined: no block yet in this transaction. */
@@ -129,12 +138,20 @@ export class LiveAnnouncer {
     const out: LiveAnnouncement[] = [];
     if (this.startTip !== undefined) {
       let fork = -1;
+      let orphaned: string[] = [];
       if (this.startTip !== null) {
-        const [row] = await runPrepared<{ fork_height: number }>(trx, FORK_HEIGHT_SQL, [this.startTip.index_block_hash]);
+        const [row] = await runPrepared<{ fork_height: number; orphaned: string[] }>(trx, FORK_HEIGHT_SQL, [
+          this.startTip.index_block_hash,
+        ]);
         fork = row?.fork_height ?? -1;
+        orphaned = row?.orphaned ?? [];
       }
       const rows = await runPrepared<TipRow>(trx, NEW_CANONICAL_SQL, [fork, [...this.blocks]]);
       for (const r of rows) out.push({ type: 'block', index_block_hash: r.index_block_hash, block_height: r.block_height });
+      // A reorg returns the orphaned blocks' transactions that the new chain does not hold to the mempool: they enter it.
+      if (orphaned.length > 0) {
+        for (const r of await runPrepared<{ tx_id: string }>(trx, RESTORED_SQL, [orphaned])) this.mempool.add(r.tx_id);
+      }
     }
     if (this.mempool.size > 0) {
       const rows = await runPrepared<{ tx_id: string }>(trx, STILL_PENDING_SQL, [[...this.mempool]]);
