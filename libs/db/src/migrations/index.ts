@@ -41,6 +41,7 @@ import * as m050 from './050-chain-block-lookups';
 import * as m051 from './051-chain-read-models';
 import * as m052 from './052-mempool-receipt-height';
 import * as m053 from './053-block-tenure-lookups';
+import * as m054 from './054-microblock-tx-lookups';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -91,6 +92,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['051-chain-read-models', m051],
   ['052-mempool-receipt-height', m052],
   ['053-block-tenure-lookups', m053],
+  ['054-microblock-tx-lookups', m054],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */

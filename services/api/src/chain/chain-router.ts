@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { addressRouter } from './routes/address';
 import { blocksRouter } from './routes/blocks';
 import { blockTenuresRouter } from './routes/block-tenures';
+import { microblocksRouter } from './routes/microblocks';
 import type { RouteContext } from './routes/context';
 import { statusRouter } from './routes/status';
 import { transactionsRouter } from './routes/transactions';
@@ -21,6 +22,7 @@ export function chainRouter(ctx: RouteContext): Router {
     v2BurnBlocksRouter(ctx),
     blocksRouter(ctx),
     blockTenuresRouter(ctx),
+    microblocksRouter(ctx),
     v1BlocksRouter(ctx),
     v1TransactionsRouter(ctx),
     transactionsRouter(ctx),

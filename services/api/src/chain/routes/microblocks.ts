@@ -1,0 +1,26 @@
+import express, { type Router } from 'express';
+import { NotFoundError } from '@bda/common';
+import { respondNotModifiedIfFresh } from '../../http-cache';
+import { parseHash32 } from '../../params';
+import { getMicroblock } from '../datastore/microblocks';
+import { toMicroblockResponse } from '../mappers/microblock';
+import { markDeprecated, redirectBareHash } from './chain-params';
+import type { RouteContext } from './context';
+
+/** `/extended/v1/microblock/{hash}` (deprecated in the reference: microblocks ended with Nakamoto). */
+export function microblocksRouter(ctx: RouteContext): Router {
+  const router = express.Router();
+
+  router.get('/extended/v1/microblock/:hash', async (req, res) => {
+    markDeprecated(res);
+    const raw = req.params.hash;
+    if (redirectBareHash(res, raw, 'hash', 'a microblock hash', (h) => `/extended/v1/microblock/${h}`)) return;
+    const hash = parseHash32(raw, 'hash', 'a microblock hash');
+    const { tip, row } = await getMicroblock(ctx.db, hash);
+    if (!row) throw new NotFoundError(`hash: no microblock with hash ${hash}`);
+    if (respondNotModifiedIfFresh(req, res, tip)) return;
+    res.json(toMicroblockResponse(row));
+  });
+
+  return router;
+}

@@ -1,0 +1,117 @@
+/**
+ * `/extended/v1/microblock/{hash}` over the recording of microblocks arriving before and after their block, replayed
+ * through the real observer and indexer, against the microblocks read from the raw events: those the block confirmed
+ * (from its transactions) and those streamed on top of it (undecided).
+ */
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { testInfra, expectMessage } from '@bda/test-support';
+import { startApi, type ApiHarness } from './support/api-harness';
+import { loadRecordedEvents } from './support/replayed-database';
+import { chainOracle, type ChainOracle } from './chain-fixture-oracle';
+
+const FIXTURE = 'mainnet-out-of-order-microblock.tsv';
+const WARNING = '299 - "Deprecated: Endpoint is deprecated"';
+
+interface Streamed {
+  hash: string;
+  sequence: number;
+  parent: string;
+  txs: Array<{ tx_id: string; tx_index: number }>;
+}
+
+let api: ApiHarness;
+let oracle: ChainOracle;
+/** Microblocks of `/new_microblocks` bodies, by hash. */
+const streamed = new Map<string, Streamed>();
+
+beforeAll(async () => {
+  oracle = chainOracle(FIXTURE);
+  for (const ev of loadRecordedEvents(FIXTURE)) {
+    if (ev.path !== '/new_microblocks') continue;
+    const body = JSON.parse(ev.body) as {
+      parent_index_block_hash: string;
+      transactions: Array<{ txid: string; tx_index: number; microblock_hash: string; microblock_sequence: number }>;
+    };
+    for (const t of body.transactions) {
+      const m = streamed.get(t.microblock_hash) ?? {
+        hash: t.microblock_hash,
+        sequence: t.microblock_sequence,
+        parent: body.parent_index_block_hash,
+        txs: [],
+      };
+      m.txs.push({ tx_id: t.txid, tx_index: t.tx_index });
+      streamed.set(t.microblock_hash, m);
+    }
+  }
+  api = await startApi(testInfra().databaseUrl, { fixture: FIXTURE });
+}, 180_000);
+
+afterAll(async () => {
+  await api?.close();
+});
+
+describe('GET /extended/v1/microblock/{hash}', () => {
+  it('shows each microblock the block confirmed: canonical, with the block hash and its transactions', async () => {
+    const block = oracle.canonical[oracle.canonical.length - 1]!;
+    const confirmed = new Map<string, { sequence: number; txs: Array<{ tx_id: string; tx_index: number }> }>();
+    for (const t of block.txs) {
+      if (!t.microblock_hash) continue;
+      const m = confirmed.get(t.microblock_hash) ?? { sequence: t.microblock_sequence!, txs: [] };
+      m.txs.push({ tx_id: t.tx_id, tx_index: t.tx_index });
+      confirmed.set(t.microblock_hash, m);
+    }
+    expect(confirmed.size).toBeGreaterThan(1);
+    for (const [hash, m] of confirmed) {
+      const res = await api.get(`/extended/v1/microblock/${hash}`);
+      expectMessage(hash, () => expect(res.status).toBe(200));
+      expect(res.headers.get('warning')).toBe(WARNING);
+      expect(res.body).toMatchObject({
+        canonical: true,
+        microblock_canonical: true,
+        microblock_hash: hash,
+        microblock_sequence: m.sequence,
+        block_hash: block.block_hash,
+        txs: [...m.txs].sort((a, b) => b.tx_index - a.tx_index).map((t) => t.tx_id),
+      });
+    }
+  });
+
+  it('shows a microblock streamed on the tip, not confirmed yet, as canonical and undecided, with what it streamed', async () => {
+    expect(streamed.size).toBeGreaterThan(0);
+    const tip = oracle.tip;
+    for (const m of streamed.values()) {
+      expect(m.parent).toBe(tip.index_block_hash);
+      const res = await api.get(`/extended/v1/microblock/${m.hash}`);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        microblock_canonical: true,
+        canonical: true,
+        block_height: tip.block_height + 1,
+        parent_block_height: tip.block_height,
+        parent_block_hash: tip.block_hash,
+        parent_burn_block_hash: tip.burn_block_hash,
+        parent_burn_block_height: tip.burn_block_height,
+        parent_burn_block_time: tip.burn_block_time,
+        parent_burn_block_time_iso: new Date(tip.burn_block_time * 1000).toISOString(),
+        microblock_hash: m.hash,
+        microblock_sequence: m.sequence,
+        block_hash: null,
+        txs: [...m.txs].sort((a, b) => b.tx_index - a.tx_index).map((t) => t.tx_id),
+      });
+    }
+  });
+
+  it('redirects a hash without 0x, and answers 404 for an unknown one and 400 for a malformed one', async () => {
+    const hash = [...streamed.keys()][0]!;
+    const bare = await request(api.server)
+      .get(`/extended/v1/microblock/${hash.slice(2)}`)
+      .redirects(0);
+    expect(bare.status).toBe(302);
+    expect(bare.headers['location']).toBe(`/extended/v1/microblock/${hash}`);
+    expect((await api.get(`/extended/v1/microblock/0x${'ab'.repeat(32)}`)).status).toBe(404);
+    const bad = await api.get('/extended/v1/microblock/0x1234');
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toContain('hash');
+  });
+});
