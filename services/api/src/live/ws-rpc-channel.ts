@@ -96,18 +96,19 @@ export class WsRpcChannel implements LiveChannel {
   publish(pub: Publication): void {
     const set = this.byTopic.get(pub.key);
     if (!set) return;
-    const text = JSON.stringify({ jsonrpc: '2.0', method: pub.rpcMethod, params: pub.rpcParams });
-    for (const ws of [...set]) this.send(ws, text);
+    // Encoded once for every subscriber: `ws` sends a Buffer as it is (a server does not mask).
+    const data = Buffer.from(JSON.stringify({ jsonrpc: '2.0', method: pub.rpcMethod, params: pub.rpcParams }));
+    for (const ws of [...set]) this.send(ws, data);
   }
 
   /** Sends unless the connection already has more unread than allowed: then it is dropped, never buffered further. */
-  private send(ws: WebSocket, text: string): void {
+  private send(ws: WebSocket, data: string | Buffer): void {
     if (ws.readyState !== WebSocket.OPEN) return;
-    if (ws.bufferedAmount + Buffer.byteLength(text) > this.limits.maxBufferedBytes) {
+    if (ws.bufferedAmount + (typeof data === 'string' ? Buffer.byteLength(data) : data.length) > this.limits.maxBufferedBytes) {
       this.drop(ws);
       return;
     }
-    ws.send(text);
+    ws.send(data, { binary: false });
   }
 
   private drop(ws: WebSocket): void {
