@@ -93,7 +93,7 @@ afterAll(async () => {
 });
 
 describe('live updates on the api', () => {
-  it('socket.io: StacksApiSocketClient gets each announced block once, in order, as GET /extended/v2/blocks/{hash} answers it; an orphaned block is never sent', async () => {
+  it('socket.io: StacksApiSocketClient gets each announced block once, in order, as GET /extended/v1/block/by_height/{height} answers it (the v1 block); an orphaned block is never sent', async () => {
     const client = new StacksApiSocketClient({ url: baseUrl, subscriptions: ['block'] });
     const inbox = new Inbox<unknown>();
     client.socket.on('block', inbox.push);
@@ -111,7 +111,7 @@ describe('live updates on the api', () => {
       await notify(blockAnnouncement(blocks[12]!));
       const all = await inbox.count(expected.length + 1);
       const want = [];
-      for (const b of [...expected, blocks[12]!]) want.push(await rest(`/extended/v2/blocks/${b.index_block_hash}`));
+      for (const b of [...expected, blocks[12]!]) want.push(await rest(`/extended/v1/block/by_height/${b.block_height}`));
       expect(got).toEqual(want.slice(0, expected.length));
       expect(all).toEqual(want);
       expect((all as Array<{ height: number }>).map((b) => b.height)).toEqual([1, 2, 3, 4, 6, 7, 8, 12]);
@@ -145,7 +145,7 @@ describe('live updates on the api', () => {
       const [gotTx] = await txIn.count(1);
       const [gotAddress] = await addressIn.count(1);
       const [gotBalance] = await balanceIn.count(1);
-      expect(gotBlock).toEqual(await rest(`/extended/v2/blocks/${block.index_block_hash}`));
+      expect(gotBlock).toEqual(await rest(`/extended/v1/block/by_height/${block.block_height}`));
       const tx = (await rest(`/extended/v1/tx/${transfer.tx_id}`)) as {
         tx_id: string;
         tx_status: string;

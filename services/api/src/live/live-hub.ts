@@ -98,17 +98,19 @@ export class LiveHub {
   private async handle(a: LiveAnnouncement): Promise<void> {
     if (a.type === 'block') {
       if (this.lastBlockHeight === null || a.block_height > this.lastBlockHeight) this.lastBlockHeight = a.block_height;
-      await this.block(a.index_block_hash);
+      await this.block(a.index_block_hash, a.block_height);
     } else {
       for (const txId of a.tx_ids) await this.tx(txId, a.type === 'mempool');
     }
   }
 
-  private async block(indexBlockHash: string): Promise<void> {
+  private async block(indexBlockHash: string, height: number): Promise<void> {
     const { rest, db } = this.deps;
-    const block = await rest(`/extended/v2/blocks/${indexBlockHash}`);
-    // Orphaned since it was announced: never sent as new (the blocks of the new branch are announced in turn).
-    if (block.status !== 200) return;
+    // The v1 block, as the reference API sends it (the client's `Block` type), read by height: the answer is this block
+    // only while it is canonical. Orphaned since it was announced: never sent as new (the new branch's blocks are
+    // announced in turn).
+    const block = await rest(`/extended/v1/block/by_height/${height}`);
+    if (block.status !== 200 || (block.body as { index_block_hash?: string }).index_block_hash !== indexBlockHash) return;
     if (this.has('block')) this.publish({ key: 'block', socketIoArgs: [block.body], rpcMethod: 'block', rpcParams: block.body });
 
     for (const { tx_id } of await getBlockTxs(db, indexBlockHash)) {
