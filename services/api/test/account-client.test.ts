@@ -185,7 +185,7 @@ describe(`@stacks/blockchain-api-client against the accounts endpoints after rep
       [
         '/extended/v1/tokens/nft/history',
         await client.GET('/extended/v1/tokens/nft/history', {
-          params: { query: { asset_identifier: nft.asset_identifier, value: nft.value.hex } },
+          params: { query: { asset_identifier: nft.asset_identifier, value: nft.value.hex, tx_metadata: false } },
         }),
         `/extended/v1/tokens/nft/history?asset_identifier=${nft.asset_identifier}&value=${nft.value.hex}&tx_metadata=false`,
       ],

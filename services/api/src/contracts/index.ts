@@ -1,0 +1,1 @@
+export { contractsRouter } from './contracts-router';
