@@ -28,24 +28,28 @@ export type CheckDataStats = {
 export interface CheckDataResults {
   error?: string;
   end_condition?: { type: string; condition: string } | null;
-  tests: { request_response: boolean; response_assertion: boolean; reconciliation: boolean | null };
+  /** Null when the run was stopped. */
+  tests: { request_response: boolean; response_assertion: boolean; reconciliation: boolean | null } | null;
   /** Null when the run failed before syncing. */
   stats: CheckDataStats | null;
 }
 
-/** A finished `check:data`: its wall time, results and the last lines it printed. */
+/** A `check:data` run: its wall time, results and the last lines it printed. */
 export interface CheckDataRun {
   seconds: number;
   results: CheckDataResults;
   stats: CheckDataStats;
+  /** False when `maxSeconds` stopped it first: `stats` are what it had done by then. */
+  finished: boolean;
   tail: string;
 }
 
 /**
  * `rosetta-cli check:data` from genesis until it has synced the tip block (`end_conditions.index`: the tool's `tip`
- * condition, with the `tip_delay` these 2023-dated generated blocks need, fires at the first block it checks), with
- * the tool's default concurrency (online connections, sync concurrency, reconciliation concurrency). `onStart` gets
- * the tool's pid. A run that does not reach the tip, or has a failed reconciliation, is invalid.
+ * condition, with the `tip_delay` these 2023-dated generated blocks need, fires at the first block it checks) and
+ * drained its reconciliation queue, with the tool's default concurrency (online connections, sync concurrency,
+ * reconciliation concurrency), or until `maxSeconds`. A run that ends on its own without reaching the tip, or with a
+ * failed reconciliation, is invalid.
  */
 export async function runCheckData(opts: {
   dir: string;
@@ -54,8 +58,8 @@ export async function runCheckData(opts: {
   /** The chain's tip: the run ends when it has synced that block (`end_conditions.index`). */
   tipHeight: number;
   expectedBlocks: number;
-  timeoutMs: number;
-  onStart?: (pid: number) => void;
+  /** Stops the tool (SIGINT: it writes its results) after this long; such a run is reported as stopped, not finished. */
+  maxSeconds?: number;
 }): Promise<CheckDataRun> {
   mkdirSync(opts.dir, { recursive: true });
   const resultsFile = join(opts.dir, 'results.json');
@@ -78,11 +82,18 @@ export async function runCheckData(opts: {
   );
   const t0 = performance.now();
   const out: string[] = [];
+  let stopped = false;
   const code = await new Promise<number | null>((resolve, reject) => {
     const child = spawn(rosettaCliPath(), ['check:data', '--configuration-file', configFile], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs);
+    const stop = opts.maxSeconds
+      ? setTimeout(() => {
+          stopped = true;
+          child.kill('SIGINT');
+        }, opts.maxSeconds * 1000)
+      : undefined;
+    const timer = setTimeout(() => child.kill('SIGKILL'), (opts.maxSeconds ?? 3 * 3600) * 1000 + 120_000);
     const keep = (c: Buffer) => {
       out.push(c.toString());
       if (out.length > 400) out.splice(0, 200);
@@ -92,23 +103,23 @@ export async function runCheckData(opts: {
     child.on('error', reject);
     child.on('exit', (c) => {
       clearTimeout(timer);
+      clearTimeout(stop);
       resolve(c);
     });
-    if (child.pid !== undefined) opts.onStart?.(child.pid);
   });
   const seconds = (performance.now() - t0) / 1000;
   const tail = out.join('').split('\n').slice(-15).join('\n');
   if (!existsSync(resultsFile)) throw new BenchInvalidError(`check:data wrote no results (exit ${code}):\n${tail}`);
   const results = JSON.parse(readFileSync(resultsFile, 'utf8')) as CheckDataResults;
-  if (code !== 0 || !results.end_condition || (results.stats?.blocks ?? 0) < opts.expectedBlocks) {
+  if (!stopped && (code !== 0 || !results.end_condition || (results.stats?.blocks ?? 0) < opts.expectedBlocks)) {
     throw new BenchInvalidError(
       `check:data did not sync to the tip (exit ${code}, end condition ${JSON.stringify(results.end_condition)}, ` +
         `${results.stats?.blocks ?? 0} blocks, error ${results.error ?? 'none'}):\n${tail}`,
     );
   }
   const stats = results.stats;
-  if (!stats || stats.failed_reconciliations > 0 || results.tests.reconciliation === false) {
+  if (!stats || stats.failed_reconciliations > 0 || results.tests?.reconciliation === false) {
     throw new BenchInvalidError(`check:data: ${stats?.failed_reconciliations ?? '?'} failed reconciliation(s)`);
   }
-  return { seconds, results, stats, tail };
+  return { seconds, results, stats, finished: !stopped, tail };
 }

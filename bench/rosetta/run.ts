@@ -56,6 +56,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CHECK_DATA = process.env.BENCH_CHECK_DATA !== '0';
 const CHECK_DATA_ROUNDS = Number(process.env.BENCH_CHECK_DATA_ROUNDS ?? 1);
+/** Stops each `check:data` run after this many seconds (0: runs to the end) and reports how far it got. */
+const CHECK_DATA_SECONDS = Number(process.env.BENCH_CHECK_DATA_SECONDS ?? 0);
 const PROFILE = process.env.BENCH_PROFILE === '1';
 /** Requests one at a time per target and api, for the latency table. */
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 20);
@@ -116,6 +118,10 @@ async function main(): Promise<void> {
       ACCESS_LOG: 'false',
       ROSETTA_NETWORK: 'mainnet',
       ROSETTA_GENESIS_BALANCES_FILE: genesisFile,
+      // A slow answer (the baseline's /account/balance took seconds) is measured, not cut by a timeout.
+      API_STATEMENT_TIMEOUT_MS: '120000',
+      UPSTREAM_TRY_TIMEOUT_MS: '120000',
+      UPSTREAM_TOTAL_TIMEOUT_MS: '120000',
       ...(v.bundleDir ? { BDA_BUNDLE_DIR: v.bundleDir } : {}),
       ...extra,
     });
@@ -279,7 +285,10 @@ async function main(): Promise<void> {
       if (CHECK_DATA) {
         for (const s of systems) await s.stop();
         systems.length = 0;
-        const checkRuns = new Map<string, Array<{ run: CheckDataRun; cpu: Record<string, number>; profile?: ProfileSummary }>>();
+        const checkRuns = new Map<
+          string,
+          Array<{ run: CheckDataRun; cpu: Record<string, number>; served: Served; profile?: ProfileSummary }>
+        >();
         for (let round = 0; round < CHECK_DATA_ROUNDS; round++) {
           const order = variants.map((_, i) => variants[(i + round) % variants.length]!);
           for (const v of order) {
@@ -289,8 +298,12 @@ async function main(): Promise<void> {
             const gatewayPid = sys.procs.get('gateway')!.child.pid!;
             let result: CheckDataRun;
             let cpu: Record<string, number>;
+            let served: Served;
             try {
-              console.log(`\ncheck:data [${v.name}], round ${round + 1}/${CHECK_DATA_ROUNDS}: genesis to block ${BLOCKS}…`);
+              console.log(
+                `\ncheck:data [${v.name}], round ${round + 1}/${CHECK_DATA_ROUNDS}: genesis to block ${BLOCKS}` +
+                  `${CHECK_DATA_SECONDS ? `, stopped after ${CHECK_DATA_SECONDS} s` : ''}…`,
+              );
               const window = startCpuWindow({ api: apiPid, gateway: gatewayPid, postgres: postmasterPid(pgDir) });
               const reaped = () => {
                 const s = procStat(process.pid);
@@ -303,17 +316,18 @@ async function main(): Promise<void> {
                 network: 'mainnet',
                 tipHeight: BLOCKS,
                 expectedBlocks: BLOCKS,
-                timeoutMs: 3 * 3600_000,
+                maxSeconds: CHECK_DATA_SECONDS || undefined,
               });
               cpu = { ...window.stop(), 'rosetta-cli': reaped() - toolBefore };
+              served = await servedByApi(sys.apiUrl);
             } finally {
               await sys.stop();
             }
             const profile = PROFILE ? summarizeProfile(profileOf(profDir, apiPid)) : undefined;
-            checkRuns.set(v.name, [...(checkRuns.get(v.name) ?? []), { run: result, cpu, profile }]);
+            checkRuns.set(v.name, [...(checkRuns.get(v.name) ?? []), { run: result, cpu, served, profile }]);
             const s = result.stats;
             console.log(
-              `  ${result.seconds.toFixed(1)} s: ${s.blocks} blocks, ${s.transactions} transactions, ${s.operations} operations, ` +
+              `  ${result.finished ? 'finished' : 'stopped'} after ${result.seconds.toFixed(1)} s: ${s.blocks} blocks, ${s.transactions} transactions, ${s.operations} operations, ` +
                 `${s.accounts} accounts; reconciliations ${s.active_reconciliations} active, ${s.inactive_reconciliations} inactive, ` +
                 `${s.failed_reconciliations} failed, ${s.skipped_reconciliations} skipped, coverage ${(s.reconciliation_coverage * 100).toFixed(1)} %`,
             );
@@ -325,6 +339,10 @@ async function main(): Promise<void> {
                 )
                 .join(', ')}`,
             );
+            console.log(
+              `  the api served ${served.block.count} /block (mean ${served.block.meanMs.toFixed(1)} ms in the api) and ` +
+                `${served.balance.count} /account/balance (mean ${served.balance.meanMs.toFixed(1)} ms)`,
+            );
             if (profile) {
               console.log(
                 `  api profile: ${(profile.wallMs / 1000).toFixed(1)} s, idle ${((profile.idleMs / profile.wallMs) * 100).toFixed(0)} %, GC ${(profile.gcMs / 1000).toFixed(1)} s; most self time:`,
@@ -334,16 +352,19 @@ async function main(): Promise<void> {
           }
         }
         console.log(
-          `\n${new Date().toISOString()}: check:data, genesis to the tip, median (min–max) of ${CHECK_DATA_ROUNDS} run(s)`,
+          `\n${new Date().toISOString()}: check:data from genesis${CHECK_DATA_SECONDS ? `, each run stopped after ${CHECK_DATA_SECONDS} s` : ' to the tip'}, median (min–max) of ${CHECK_DATA_ROUNDS} run(s)`,
         );
-        console.log('| api | seconds | blocks/s | rosetta-cli CPU s | api CPU s | gateway CPU s | PostgreSQL CPU s |');
-        console.log('|---|---|---|---|---|---|---|');
+        console.log(
+          '| api | seconds | blocks synced | active reconciliations | reconciliations/s | rosetta-cli CPU s | api CPU s | gateway CPU s | PostgreSQL CPU s | api ms per /account/balance |',
+        );
+        console.log('|---|---|---|---|---|---|---|---|---|---|');
         for (const [name, rs] of checkRuns) {
           const f = (pick: (r: (typeof rs)[number]) => number, digits: number) => formatSpread(rs.map(pick), digits);
           console.log(
-            `| ${name} | ${f((r) => r.run.seconds, 1)} | ${f((r) => r.run.stats.blocks / r.run.seconds, 1)} | ` +
+            `| ${name} | ${f((r) => r.run.seconds, 1)} | ${f((r) => r.run.stats.blocks, 0)} | ` +
+              `${f((r) => r.run.stats.active_reconciliations, 0)} | ${f((r) => r.run.stats.active_reconciliations / r.run.seconds, 1)} | ` +
               `${f((r) => r.cpu['rosetta-cli']! / 1000, 1)} | ${f((r) => r.cpu['api']! / 1000, 1)} | ` +
-              `${f((r) => r.cpu['gateway']! / 1000, 1)} | ${f((r) => r.cpu['postgres']! / 1000, 1)} |`,
+              `${f((r) => r.cpu['gateway']! / 1000, 1)} | ${f((r) => r.cpu['postgres']! / 1000, 1)} | ${f((r) => r.served.balance.meanMs, 1)} |`,
           );
         }
       }
@@ -354,6 +375,25 @@ async function main(): Promise<void> {
     await server.stop();
     if (!reuse) removeBenchDir(tmp);
   }
+}
+
+/** What the api served of a Rosetta route: requests and their mean time in the api (its request histogram). */
+interface Served {
+  block: { count: number; meanMs: number };
+  balance: { count: number; meanMs: number };
+}
+
+async function servedByApi(apiUrl: string): Promise<Served> {
+  const text = await (await fetch(`${apiUrl}/metrics`)).text();
+  const of = (route: string) => {
+    const read = (kind: string) =>
+      [
+        ...text.matchAll(new RegExp(`^api_http_request_duration_seconds_${kind}\\{[^}]*route="${route}"[^}]*\\} (\\S+)$`, 'gm')),
+      ].reduce((n, m) => n + Number(m[1]), 0);
+    const count = read('count');
+    return { count, meanMs: count > 0 ? (read('sum') / count) * 1000 : NaN };
+  };
+  return { block: of('/v1/block'), balance: of('/v1/account/balance') };
 }
 
 /** Fills a new database through observer, bus and indexer (as `bench/api/chain-reads.ts`); its URL. */
