@@ -19,7 +19,7 @@ export interface DbInboundStxTransfer {
  * The bulk-sending contract whose transfers carry a memo in the log right after them (the reference API's defaults,
  * by network: a principal's own network decides which one is read).
  */
-export const SEND_MANY_MEMO_CONTRACTS = {
+const SEND_MANY_MEMO_CONTRACTS = {
   mainnet: 'SP3FBR2AGK5H9QBDH3EEN6DF8EK8JY7RX8QJ5SVTE.send-many-memo',
   testnet: 'ST3F1X4QGV2SM8XD96X45M6RTQXKA1PZJZZCQAB4B.send-many-memo',
 };

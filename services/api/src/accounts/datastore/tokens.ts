@@ -11,7 +11,7 @@ import {
 import { txParents, txRowSelect, txSelect, type DbTxRow } from '../../chain/datastore/txs';
 
 /** An NFT event or holding of a token list, with its transaction (`DbTxRow`) when the list asks for it. */
-export interface DbNftItem {
+interface DbNftItem {
   p_asset_identifier: string;
   p_value_hex: string;
   p_block_height: number;

@@ -8,16 +8,16 @@ import type { DbPrincipalTransfer, DbTxWithTransfers } from '../datastore/txs-wi
 /** A party of a transfer: left out when there is none (a mint has no sender, a burn no recipient). */
 type Parties = { sender?: string; recipient?: string };
 
-export interface StxTransferResponse extends Parties {
+interface StxTransferResponse extends Parties {
   amount: string;
 }
 
-export interface FtTransferResponse extends Parties {
+interface FtTransferResponse extends Parties {
   amount: string;
   asset_identifier: string;
 }
 
-export interface NftTransferResponse extends Parties {
+interface NftTransferResponse extends Parties {
   value: ClarityValueResponse;
   asset_identifier: string;
 }
@@ -45,7 +45,7 @@ const isStx = (t: DbPrincipalTransfer) => t.type.startsWith('stx_');
  * What the principal sent and received in STX by the transaction: the fee when it is the transaction's origin (as the
  * reference API counts it, sponsored or not) plus the STX events it sent; the STX events it received.
  */
-export function stxMovedBy(
+function stxMovedBy(
   principal: string,
   row: Pick<DbTxWithTransfers, 'sender_address' | 'fee_rate'>,
   transfers: DbPrincipalTransfer[],
