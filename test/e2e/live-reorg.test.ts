@@ -60,7 +60,7 @@ async function pending(): Promise<Set<string>> {
 }
 
 describe('live updates across reorgs', () => {
-  it('announces exactly the blocks each commit made canonical, in height order, to socket.io and JSON-RPC clients; orphaned blocks are never sent as new', async () => {
+  it('announces exactly the blocks each commit made canonical, in height order, to socket.io and JSON-RPC clients (and its canonical microblocks); orphaned blocks are never sent as new', async () => {
     const socketInbox = new Inbox<Block>();
     const socketClient = new StacksApiSocketClient({
       url: sys.apiUrl,
@@ -69,6 +69,9 @@ describe('live updates across reorgs', () => {
     });
     socketClient.socket.on('block', (b) => socketInbox.push(b as unknown as Block));
     await new Promise<void>((resolve) => socketClient.socket.once('connect', () => resolve()));
+    const microInbox = new Inbox<{ microblock_hash: string }>();
+    socketClient.socket.on('microblock', (m) => microInbox.push(m as unknown as { microblock_hash: string }));
+    await new Promise<unknown>((resolve) => socketClient.socket.emit('subscribe', 'microblock', resolve));
     const mempoolInbox = new Inbox<{ tx_id: string; tx_status: string }>();
     socketClient.socket.on('mempool', (tx) => mempoolInbox.push(tx as unknown as { tx_id: string; tx_status: string }));
     await new Promise<unknown>((resolve) => socketClient.socket.emit('subscribe', 'mempool', resolve));
@@ -79,11 +82,37 @@ describe('live updates across reorgs', () => {
     try {
       const expected: Array<[number, string]> = [];
       const expectedMempool: string[] = [];
+      const expectedMicro: string[] = [];
       let pendingBefore = await pending();
       const everCanonical = new Set<string>();
       let before = await canonical();
       for (const event of loadFixture(FIXTURE)) {
+        const hashes =
+          event.path === '/new_microblocks'
+            ? (JSON.parse(event.body) as { transactions: Array<{ microblock_hash: string }> }).transactions.map((t) =>
+                t.microblock_hash.toLowerCase(),
+              )
+            : [];
+        // Microblocks an anchored block already recorded are not new.
+        const { rows: known } = await sys.db.raw<{ rows: Array<{ microblock_hash: string }> }>(
+          'SELECT microblock_hash FROM microblocks WHERE microblock_hash = ANY(?)',
+          [hashes],
+        );
         await replayEvents([event], { observerUrl: sys.observerUrl });
+        if (event.path === '/new_microblocks') {
+          // Its new microblocks that are canonical once it is applied are announced, in stream order.
+          await sys.waitForCaughtUp();
+          const { rows } = await sys.db.raw<{ rows: Array<{ microblock_hash: string }> }>(
+            'SELECT microblock_hash FROM microblocks WHERE microblock_hash = ANY(?) AND canonical ORDER BY microblock_sequence, microblock_hash',
+            [hashes],
+          );
+          const old = new Set(known.map((r) => r.microblock_hash));
+          for (const r of rows)
+            if (!old.has(r.microblock_hash) && !expectedMicro.includes(r.microblock_hash)) expectedMicro.push(r.microblock_hash);
+          const micro = await microInbox.count(expectedMicro.length);
+          expect(micro.map((m) => m.microblock_hash)).toEqual(expectedMicro);
+          continue;
+        }
         if (event.path !== '/new_block') continue;
         await sys.waitForCaughtUp();
         const after = await canonical();
@@ -121,6 +150,8 @@ describe('live updates across reorgs', () => {
         expect(all[expected.length]!.index_block_hash).toBe(tip.indexBlockHash);
       }
       expect(mempoolInbox.items.length).toBe(expectedMempool.length);
+      expect(microInbox.items.length).toBe(expectedMicro.length);
+      expect(expectedMicro.length).toBeGreaterThan(0);
     } finally {
       socketClient.socket.close();
       (rpcClient.webSocket as unknown as WebSocket).close();

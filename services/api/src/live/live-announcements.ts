@@ -7,6 +7,8 @@ export const LIVE_CHANNEL = 'bda_live';
 export type LiveAnnouncement =
   /** A block that became canonical (extending the tip, or by a reorg), lowest first within a commit. */
   | { type: 'block'; index_block_hash: string; block_height: number }
+  /** A microblock stored and canonical (its anchor block is). */
+  | { type: 'microblock'; microblock_hash: string }
   /** Transactions that entered the mempool and are pending. */
   | { type: 'mempool'; tx_ids: string[] }
   /** Transactions whose state changed otherwise (dropped from the mempool). */
@@ -32,6 +34,10 @@ export function parseLiveAnnouncement(payload: string | undefined): LiveAnnounce
       return { type: 'block', index_block_hash: hash, block_height: height as number };
     }
     return undefined;
+  }
+  if (a['type'] === 'microblock') {
+    const hash = a['microblock_hash'];
+    return typeof hash === 'string' && HASH.test(hash) ? { type: 'microblock', microblock_hash: hash } : undefined;
   }
   if (a['type'] === 'mempool' || a['type'] === 'tx') {
     const ids = a['tx_ids'];

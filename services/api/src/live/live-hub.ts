@@ -99,6 +99,12 @@ export class LiveHub {
     if (a.type === 'block') {
       if (this.lastBlockHeight === null || a.block_height > this.lastBlockHeight) this.lastBlockHeight = a.block_height;
       await this.block(a.index_block_hash, a.block_height);
+    } else if (a.type === 'microblock') {
+      if (!this.has('microblock')) return;
+      const micro = await this.deps.rest(`/extended/v1/microblock/${a.microblock_hash}`);
+      if (micro.status === 200) {
+        this.publish({ key: 'microblock', socketIoArgs: [micro.body], rpcMethod: 'microblock', rpcParams: micro.body });
+      }
     } else {
       for (const txId of a.tx_ids) await this.tx(txId, a.type === 'mempool');
     }

@@ -17,6 +17,7 @@ const IDS_PER_NOTIFICATION = 100;
 /** The announcements (ADR 0025): JSON, one per notification. */
 type LiveAnnouncement =
   | { type: 'block'; index_block_hash: string; block_height: number }
+  | { type: 'microblock'; microblock_hash: string }
   | { type: 'mempool'; tx_ids: string[] }
   | { type: 'tx'; tx_ids: string[] };
 
@@ -53,6 +54,10 @@ const NEW_CANONICAL_SQL = `SELECT index_block_hash, block_height FROM blocks
 const STILL_PENDING_SQL = `SELECT tx_id FROM mempool_txs WHERE tx_id = ANY($1::text[]) AND status = 'pending' ORDER BY tx_id`;
 const NOW_DROPPED_SQL = `SELECT tx_id FROM mempool_txs WHERE tx_id = ANY($1::text[]) AND status LIKE 'dropped%' ORDER BY tx_id`;
 const NOTIFY_SQL = `SELECT pg_notify($1, $2)`;
+const KNOWN_MICROBLOCKS_SQL = `SELECT microblock_hash FROM microblocks WHERE microblock_hash = ANY($1::text[])`;
+/** Microblocks stored in the transaction that are canonical at its end (their anchor block is), in stream order. */
+const CANONICAL_MICROBLOCKS_SQL = `SELECT microblock_hash FROM microblocks
+  WHERE microblock_hash = ANY($1::text[]) AND canonical = true ORDER BY microblock_sequence, microblock_hash`;
 
 /** A Stacks transaction id: SHA-512/256 of the serialized transaction. */
 function txIdOfRaw(raw: string): string | undefined {
@@ -72,6 +77,8 @@ function txIdOfRaw(raw: string): string | undefined {
  * extends the tip, every block of a branch a reorg made canonical, a block filling a gap under a canonical child.
  * A block that became canonical and was orphaned again in the same transaction is not announced.
  *
+ * Microblocks: those stored in the transaction that are canonical at its end.
+ *
  * Mempool: transactions that entered it in the transaction and are pending at its end, those a reorg returned to it
  * from the blocks it orphaned, and (as `tx`) those dropped from it.
  */
@@ -81,6 +88,8 @@ export class LiveAnnouncer {
   /** Blocks at or below the starting tip's height that were not stored before (see `note`). */
   private readonly blocks = new Set<string>();
   private readonly mempool = new Set<string>();
+  /** Microblocks that were not stored before their event (a repeated event announces nothing). */
+  private readonly microblocks = new Set<string>();
   private readonly dropped = new Set<string>();
 
   /** Forgets everything collected (a new transaction starts, or the previous one failed). */
@@ -89,6 +98,7 @@ export class LiveAnnouncer {
     this.blocks.clear();
     this.mempool.clear();
     this.dropped.clear();
+    this.microblocks.clear();
   }
 
   /** Called before an envelope is applied in `trx`. */
@@ -123,6 +133,22 @@ export class LiveAnnouncer {
         for (const id of ids) if (!pending.has(id)) this.mempool.add(id);
         return;
       }
+      case '/new_microblocks': {
+        const txs = (env.body as { transactions?: unknown } | null)?.transactions;
+        if (!Array.isArray(txs)) return;
+        const hashes = new Set<string>();
+        for (const tx of txs as Array<{ microblock_hash?: unknown }>) {
+          if (typeof tx?.microblock_hash === 'string') hashes.add(normalizeHex(tx.microblock_hash));
+        }
+        if (hashes.size === 0) return;
+        const known = new Set(
+          (await runPrepared<{ microblock_hash: string }>(trx, KNOWN_MICROBLOCKS_SQL, [[...hashes]])).map(
+            (r) => r.microblock_hash,
+          ),
+        );
+        for (const h of hashes) if (!known.has(h)) this.microblocks.add(h);
+        return;
+      }
       case '/drop_mempool_tx': {
         const ids = (env.body as NodeDropMempoolTx | null)?.dropped_txids;
         if (Array.isArray(ids)) for (const id of ids) if (typeof id === 'string') this.dropped.add(normalizeHex(id));
@@ -151,6 +177,11 @@ export class LiveAnnouncer {
       // A reorg returns the orphaned blocks' transactions that the new chain does not hold to the mempool: they enter it.
       if (orphaned.length > 0) {
         for (const r of await runPrepared<{ tx_id: string }>(trx, RESTORED_SQL, [orphaned])) this.mempool.add(r.tx_id);
+      }
+    }
+    if (this.microblocks.size > 0) {
+      for (const r of await runPrepared<{ microblock_hash: string }>(trx, CANONICAL_MICROBLOCKS_SQL, [[...this.microblocks]])) {
+        out.push({ type: 'microblock', microblock_hash: r.microblock_hash });
       }
     }
     if (this.mempool.size > 0) {
