@@ -3,6 +3,7 @@ import { addressRouter } from './routes/address';
 import { blocksRouter } from './routes/blocks';
 import { blockTenuresRouter } from './routes/block-tenures';
 import { microblocksRouter } from './routes/microblocks';
+import { networkBlockTimesRouter } from './routes/network-block-times';
 import type { RouteContext } from './routes/context';
 import { statusRouter } from './routes/status';
 import { transactionsRouter } from './routes/transactions';
@@ -23,6 +24,7 @@ export function chainRouter(ctx: RouteContext): Router {
     blocksRouter(ctx),
     blockTenuresRouter(ctx),
     microblocksRouter(ctx),
+    networkBlockTimesRouter(),
     v1BlocksRouter(ctx),
     v1TransactionsRouter(ctx),
     transactionsRouter(ctx),
