@@ -155,6 +155,48 @@ describe(`contracts after replaying ${FIXTURE}`, () => {
     }
   });
 
+  it('pages every contract’s logs by cursor (v2): every event once, newest first, and the cursors around each page', async () => {
+    for (const contract of new Set(logs.map((l) => l.contract))) {
+      const want = logs.filter((l) => l.contract === contract).sort((a, b) => b.height - a.height || b.eventIndex - a.eventIndex);
+      const walked: Array<[string, number]> = [];
+      let cursor: string | null = null;
+      let before: string | null = null;
+      do {
+        const q: string = cursor === null ? '' : `&cursor=${cursor}`;
+        const page: {
+          status: number;
+          body: {
+            total: number;
+            cursor: string;
+            next_cursor: string | null;
+            prev_cursor: string | null;
+            results: Array<{ tx_id: string; event_index: number }>;
+          };
+        } = await api.get(`/extended/v2/smart-contracts/${contract}/logs?limit=3${q}`);
+        expectMessage(contract, () => expect(page.status).toBe(200));
+        expect(page.body.total).toBe(want.length);
+        expect(page.body.next_cursor).toBe(before);
+        walked.push(...page.body.results.map((e): [string, number] => [e.tx_id, e.event_index]));
+        before = page.body.cursor;
+        cursor = page.body.prev_cursor;
+      } while (cursor !== null);
+      expectMessage(contract, () => expect(walked).toEqual(want.map((l) => [l.txId, l.eventIndex])));
+      if (want.length > 2) {
+        const skipped = await api.get(`/extended/v2/smart-contracts/${contract}/logs?limit=1&offset=2`);
+        expect(skipped.body.results.map((e: { tx_id: string; event_index: number }) => [e.tx_id, e.event_index])).toEqual([
+          [want[2]!.txId, want[2]!.eventIndex],
+        ]);
+      }
+    }
+    const bad = await api.get(`/extended/v2/smart-contracts/${logs[0]!.contract}/logs?cursor=1:2`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toMatch(/cursor/);
+    // Below every event of a contract that logged nothing at height 0.
+    const late = logs.find((l) => logs.every((x) => x.contract !== l.contract || x.height > 0))!;
+    const below = await api.get(`/extended/v2/smart-contracts/${late.contract}/logs?cursor=0:0:0:0`);
+    expect(below.status).toBe(404);
+  });
+
   it('finds the contracts implementing a trait as jsonb containment of their ABIs says', async () => {
     const withAbi = deploys.filter((d) => d.abi !== null && Array.isArray((d.abi as { functions?: unknown[] }).functions));
     const sample = withAbi

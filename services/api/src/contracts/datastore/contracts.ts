@@ -85,3 +85,86 @@ const STATUS = statement(
 export async function getContractStatuses(db: Knex, contractIds: string[]): Promise<DbContractStatus[]> {
   return query<DbContractStatus>(db, STATUS, [contractIds]);
 }
+
+const LOG_OF = (alias: string) =>
+  `${alias}.contract_identifier = $1 AND ${alias}.canonical AND ${alias}.type = 'contract_event' AND ${alias}.committed`;
+
+/** `<block height>:<microblock sequence>:<tx index>:<event index>` of an event row `x` (its transaction's sequence). */
+const CURSOR_OF = (alias: string) => `(SELECT ${alias}.block_height || ':' || coalesce(tx.microblock_sequence, 2147483647) || ':'
+     || ${alias}.tx_index || ':' || ${alias}.event_index
+   FROM txs tx WHERE tx.tx_id = ${alias}.tx_id AND tx.index_block_hash = ${alias}.index_block_hash)`;
+
+/**
+ * `/extended/v2/smart-contracts/{contract_id}/logs` (`$1` contract, `$2` limit, `$3` offset from the cursor, `$4`/`$5`
+ * the cursor's block height and event index, null without one): the page of its logs starting `offset` events below
+ * the cursor (or the newest), newest first; their number; and the cursors of the page (`current`), of the newer page
+ * (`next`: `limit` events above its first) and of the older one (`previous`: the first event below it), as the
+ * reference API computes them.
+ */
+const LOG_PAGE = statement(
+  `WITH start AS (
+     SELECT e.block_height, e.event_index FROM events e
+     WHERE ${LOG_OF('e')} AND ($4::integer IS NULL OR (e.block_height, e.event_index) <= ($4::integer, $5::integer))
+     ORDER BY e.block_height DESC, e.event_index DESC OFFSET $3 LIMIT 1
+   ),
+   page AS (
+     SELECT e.* FROM events e, start s
+     WHERE ${LOG_OF('e')} AND (e.block_height, e.event_index) <= (s.block_height, s.event_index)
+     ORDER BY e.block_height DESC, e.event_index DESC LIMIT $2
+   ),
+   top AS (SELECT * FROM page ORDER BY block_height DESC, event_index DESC LIMIT 1),
+   newer AS (
+     SELECT e.* FROM events e, top t
+     WHERE ${LOG_OF('e')} AND (e.block_height, e.event_index) > (t.block_height, t.event_index)
+     ORDER BY e.block_height, e.event_index OFFSET $2::integer - 1 LIMIT 1
+   ),
+   older AS (
+     SELECT e.* FROM events e, top t
+     WHERE ${LOG_OF('e')} AND (e.block_height, e.event_index) < (t.block_height, t.event_index)
+     ORDER BY e.block_height DESC, e.event_index DESC OFFSET $2::integer - 1 LIMIT 1
+   )
+   SELECT (SELECT count(*) FROM events e WHERE ${LOG_OF('e')}) AS total,
+          (SELECT ${CURSOR_OF('t')} FROM top t) AS current_cursor,
+          (SELECT ${CURSOR_OF('n')} FROM newer n) AS next_cursor,
+          (SELECT ${CURSOR_OF('o')} FROM older o) AS prev_cursor,
+          p.*
+   FROM (SELECT 1) one LEFT JOIN page p ON true
+   ORDER BY p.block_height DESC, p.event_index DESC`,
+);
+
+export interface ContractLogPage {
+  total: number;
+  events: DbEvent[];
+  current: string | null;
+  next: string | null;
+  previous: string | null;
+}
+
+export async function getContractLogPage(
+  db: Knex,
+  contractId: string,
+  page: { limit: number; offset: number },
+  cursor: { height: number; eventIndex: number } | null,
+): Promise<ContractLogPage> {
+  type Row = Partial<DbEvent> & {
+    total: string;
+    current_cursor: string | null;
+    next_cursor: string | null;
+    prev_cursor: string | null;
+  };
+  const rows = await query<Row>(db, LOG_PAGE, [
+    contractId,
+    page.limit,
+    page.offset,
+    cursor?.height ?? null,
+    cursor?.eventIndex ?? null,
+  ]);
+  const first = rows[0]!;
+  return {
+    total: Number(first.total),
+    events: rowsCarrying<DbEvent>(rows, 'tx_id'),
+    current: first.current_cursor,
+    next: first.next_cursor,
+    previous: first.prev_cursor,
+  };
+}

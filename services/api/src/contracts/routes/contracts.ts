@@ -2,12 +2,20 @@ import express, { type Router } from 'express';
 import type { Knex } from 'knex';
 import { InputError, NotFoundError } from '@bda/common';
 import { toEventResponses } from '../../chain/mappers/event';
-import { echo, parsePage, parsePrincipal, queryString } from '../../params';
-import { getContractLogs, getContractStatuses, getSmartContract, getSmartContractsByTrait } from '../datastore/contracts';
+import { echo, parsePage, parsePrincipal, queryInt, queryString } from '../../params';
+import {
+  getContractLogPage,
+  getContractLogs,
+  getContractStatuses,
+  getSmartContract,
+  getSmartContractsByTrait,
+} from '../datastore/contracts';
 import { toSmartContractResponse } from '../mappers/smart-contract';
 
 /** Page sizes of the contract lists, as the reference API's (`limit` 0–50, 20 when absent or 0). */
 const CONTRACT_LIMITS = { default: 20, max: 50 };
+/** Page sizes of a contract's v2 logs, as the reference API's events (`limit` 0–100, 20 when absent or 0). */
+const LOG_LIMITS = { default: 20, max: 100 };
 /** Most contracts one status request may name. */
 const MAX_STATUS_IDS = 200;
 
@@ -47,7 +55,8 @@ function traitFunctions(raw: string): unknown[] {
 /**
  * The contracts family: `/extended/v1/contract/{contract_id}` (its canonical deploy with source and ABI),
  * `/{contract_id}/events` (its logs, deprecated by the reference API), `/by_trait` (deploys whose ABI has a trait's
- * functions) and `/extended/v2/smart-contracts/status` (deploy status of several contracts).
+ * functions), `/extended/v2/smart-contracts/status` (deploy status of several contracts) and `/{contract_id}/logs`
+ * (its logs, cursor-paginated).
  */
 export function contractRoutes(db: Knex): Router {
   const router = express.Router();
@@ -76,6 +85,35 @@ export function contractRoutes(db: Knex): Router {
     const events = await getContractLogs(db, id, page);
     res.set('Warning', '299 - "Deprecated: Endpoint is deprecated"');
     res.json({ ...page, results: toEventResponses(events) });
+  });
+
+  // Offsets from a cursor go older only (the reference's schema allows negative ones its query cannot run).
+  router.get('/extended/v2/smart-contracts/:contract_id/logs', async (req, res) => {
+    const id = contractId(req.params.contract_id, 'contract_id');
+    const limit = queryInt(req.query, 'limit', { default: 0, min: 0, max: LOG_LIMITS.max }) || LOG_LIMITS.default;
+    const offset = queryInt(req.query, 'offset', { default: 0, min: 0, max: LOG_LIMITS.max * 10 });
+    const rawCursor = queryString(req.query, 'cursor');
+    let cursor: { height: number; eventIndex: number } | null = null;
+    if (rawCursor !== undefined) {
+      const m = /^([0-9]{1,10}):([0-9]{1,10}):([0-9]{1,10}):([0-9]{1,10})$/.exec(rawCursor);
+      if (!m || Number(m[1]) > 2147483647 || Number(m[4]) > 2147483647) {
+        throw new InputError(
+          `query parameter cursor: must be <block height>:<microblock sequence>:<tx index>:<event index> as a page gives it, got ${echo(rawCursor)}`,
+        );
+      }
+      cursor = { height: Number(m[1]), eventIndex: Number(m[4]) };
+    }
+    const page = await getContractLogPage(db, id, { limit, offset }, cursor);
+    if (cursor !== null && page.current === null) throw new NotFoundError('query parameter cursor: no log event at or below it');
+    res.json({
+      limit,
+      offset,
+      total: page.total,
+      next_cursor: page.next,
+      prev_cursor: page.previous,
+      cursor: page.current,
+      results: toEventResponses(page.events),
+    });
   });
 
   router.get('/extended/v2/smart-contracts/status', async (req, res) => {
