@@ -22,7 +22,7 @@
  *        DATABASE_URL=<server url> (default: an embedded PostgreSQL under .tmp/, removed at the end)
  *        BENCH_DATA_DIR=<dir> (the embedded PostgreSQL's folder, kept: a later run with the same shapes reuses its data)
  *        BDA_NODE_ARGS="--cpu-prof --cpu-prof-dir=.tmp/prof" (profiles of the api processes, written when they stop)
- *        BENCH_PG_SOCKET=/tmp (the api reaches PostgreSQL through its Unix socket in that folder instead of TCP)
+ *        BENCH_PG_SOCKET=/tmp (one more api on the big database, reaching PostgreSQL by its Unix socket in that folder)
  *        BENCH_ONLY=<text> (only the lookups whose path template contains it)
  *        BENCH_BASELINE=<commit> (a third api on the big database: that commit's services/api/src, to compare in one sitting)
  */
@@ -80,19 +80,26 @@ interface Run extends PathsLoad {
 
 const TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
 
-/** User + system CPU of processes so far, in µs (from /proc; a process gone counts 0). */
-function cpuUs(pids: number[]): number {
-  let ticks = 0;
+/** User + system CPU of each process so far, in µs (from /proc; a process that has ended is left out). */
+function cpuUs(pids: number[]): Map<number, number> {
+  const out = new Map<number, number>();
   for (const pid of pids) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
+      out.set(pid, ((Number(fields[11]) + Number(fields[12])) / TICKS) * 1e6);
     } catch {
       // ended
     }
   }
-  return (ticks / TICKS) * 1e6;
+  return out;
+}
+
+/** CPU used between two readings by the processes present in both (a backend the pool closed meanwhile is left out). */
+function cpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let us = 0;
+  for (const [pid, t] of after) if (before.has(pid)) us += t - before.get(pid)!;
+  return us;
 }
 
 /** The PostgreSQL backends of the api's pools (`bda-api`, `bda-api-runes`, `bda-api-names`). */
@@ -120,8 +127,8 @@ async function measuredLoad(t: Target, paths: string[]): Promise<Run> {
   const requests = r.rps * SECONDS;
   return {
     ...r,
-    apiUs: (cpuUs([t.apiPid]) - api0) / requests,
-    pgUs: (cpuUs(backends) - pg0) / requests,
+    apiUs: cpuBetween(api0, cpuUs([t.apiPid])) / requests,
+    pgUs: cpuBetween(pg0, cpuUs(backends)) / requests,
     wrkUs: (r.wrkCpuMs * 1000) / requests,
   };
 }
@@ -254,10 +261,10 @@ async function checkPlans(targets: Target[]): Promise<void> {
   if (problems.length > 0) throw new BenchInvalidError(`plans: ${problems.join('; ')}`);
 }
 
-/** The api process's environment, as deployed: one worker, an access line a request. */
-function apiEnv(databaseUrl: string, port: number): NodeJS.ProcessEnv {
+/** The api process's environment, as deployed: one worker, an access line a request; TCP unless `socket`. */
+function apiEnv(databaseUrl: string, port: number, socket?: string): NodeJS.ProcessEnv {
   return {
-    DATABASE_URL: PG_SOCKET ? `${databaseUrl}?host=${encodeURIComponent(PG_SOCKET)}` : databaseUrl,
+    DATABASE_URL: socket ? `${databaseUrl}?host=${encodeURIComponent(socket)}` : databaseUrl,
     KAFKA_BROKERS: '',
     REDIS_URL: undefined,
     LOG_LEVEL: 'info',
@@ -302,7 +309,7 @@ async function main(): Promise<void> {
       if (!process.env.BENCH_DATA_DIR) stops.push(async () => removeBenchDir(dir));
       stops.unshift(() => pgServer.stop());
     }
-    const ports = await freePorts(3);
+    const ports = await freePorts(4);
     const targets: Target[] = [];
     for (const [k, [label, shape]] of (
       [
@@ -335,6 +342,13 @@ async function main(): Promise<void> {
       await waitForHttp(`http://127.0.0.1:${port}/readyz`);
       targets.push({ ...big, label: `big, ${BASELINE}`, base: `http://127.0.0.1:${port}`, apiPid: procs.at(-1)!.child.pid! });
     }
+    if (PG_SOCKET) {
+      const big = targets[1]!;
+      const port = ports[3]!;
+      procs.push(startService('api', apiEnv(big.databaseUrl, port, PG_SOCKET), () => {}));
+      await waitForHttp(`http://127.0.0.1:${port}/readyz`);
+      targets.push({ ...big, label: 'big, socket', base: `http://127.0.0.1:${port}`, apiPid: procs.at(-1)!.child.pid! });
+    }
 
     console.log('plans (generic, as the api runs them), EXPLAIN ANALYZE of one lookup on each database:');
     await checkPlans(targets.slice(0, 2));
@@ -345,7 +359,7 @@ async function main(): Promise<void> {
     );
 
     console.log(
-      `load: ${hasWrk() ? `wrk, ${CONNECTIONS} connections cycling through up to ${PATHS.toLocaleString('en')} paths` : `node generator, ${CONNECTIONS} connections, one path (no wrk)`}, ${SECONDS} s a run, loopback; ${availableParallelism()} cores shared by wrk, the api (1 worker) and PostgreSQL; the api reaches PostgreSQL by ${PG_SOCKET ? `its Unix socket in ${PG_SOCKET}` : 'TCP'}`,
+      `load: ${hasWrk() ? `wrk, ${CONNECTIONS} connections cycling through up to ${PATHS.toLocaleString('en')} paths` : `node generator, ${CONNECTIONS} connections, one path (no wrk)`}, ${SECONDS} s a run, loopback; ${availableParallelism()} cores shared by wrk, the api (1 worker) and PostgreSQL; the apis reach PostgreSQL by TCP${PG_SOCKET ? ` (the socket one by its Unix socket in ${PG_SOCKET})` : ''}`,
     );
     const runs = SCENARIOS.map(() => targets.map((): Run[] => []));
     for (let round = 0; round < ROUNDS; round++) {
