@@ -9,6 +9,7 @@ import { createClient } from '@stacks/blockchain-api-client';
 import { expectMessage, testInfra } from '@bda/test-support';
 import { schemaValidator, startApi, type ApiHarness } from './support/api-harness';
 import { accountLedger, type AccountLedger } from './support/account-ledger';
+import { loadRecordedEvents } from './support/replayed-database';
 
 const FIXTURE = 'mainnet-out-of-order-microblock.tsv';
 
@@ -197,11 +198,36 @@ describe(`@stacks/blockchain-api-client against the accounts endpoints after rep
         `/extended/v1/tokens/nft/mints?asset_identifier=${nft.asset_identifier}&tx_metadata=true`,
       ],
     );
+    // A contract that logged in the fixture: its logs (v1 and v2) and its deploy status.
+    const logged = loadRecordedEvents(FIXTURE)
+      .filter((r) => r.path === '/new_block')
+      .flatMap(
+        (r) =>
+          (JSON.parse(r.body) as { events: Array<{ type: string; contract_event?: { contract_identifier: string } }> }).events,
+      )
+      .find((e) => e.type === 'contract_event')!.contract_event!.contract_identifier;
+    checks.push(
+      [
+        '/extended/v1/contract/{contract_id}/events',
+        await client.GET('/extended/v1/contract/{contract_id}/events', { params: { path: { contract_id: logged } } }),
+        `/extended/v1/contract/${logged}/events`,
+      ],
+      [
+        '/extended/v2/smart-contracts/{contract_id}/logs',
+        await client.GET('/extended/v2/smart-contracts/{contract_id}/logs', { params: { path: { contract_id: logged } } }),
+        `/extended/v2/smart-contracts/${logged}/logs`,
+      ],
+      [
+        '/extended/v2/smart-contracts/status',
+        await client.GET('/extended/v2/smart-contracts/status', { params: { query: { contract_id: [logged] } } }),
+        `/extended/v2/smart-contracts/status?contract_id=${logged}`,
+      ],
+    );
     for (const [template, result, url] of checks) {
       const data = valid(template, result);
       const direct = await api.get(url);
       expectMessage(template, () => expect(data).toEqual(direct.body));
     }
-    expect(checks.length).toBe(17);
+    expect(checks.length).toBe(20);
   });
 });
