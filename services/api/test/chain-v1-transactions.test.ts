@@ -310,6 +310,40 @@ describe.each(['mocknet.tsv', 'mainnet-reorg-scenario1.tsv', 'epoch-3-transition
     }
   });
 
+  it('gives the fee priorities of the pending transactions (/extended/v2/mempool/fees)', async () => {
+    const mined = new Set(txs.map((t) => t.tx_id));
+    const pending = [...oracle.mempoolRaw.values()].map(decode).filter((d) => !mined.has(d.tx_id));
+    const res = await api.get('/extended/v2/mempool/fees');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const check = (got: Record<string, number>, fees: number[]) => {
+      for (const [k, p] of [
+        ['no_priority', 0.25],
+        ['low_priority', 0.5],
+        ['medium_priority', 0.75],
+        ['high_priority', 0.95],
+      ] as const) {
+        const want = percentileCont(fees, p);
+        // Rounded to an integer (a tie may go either way).
+        if (want === null) expect(got[k]).toBe(0);
+        else expect(Math.abs(got[k]! - want)).toBeLessThanOrEqual(0.5);
+      }
+    };
+    check(
+      res.body.all,
+      pending.map((d) => Number(d.fee)),
+    );
+    for (const type of ['token_transfer', 'contract_call', 'smart_contract']) {
+      const of = pending.filter((d) => d.type === type);
+      if (of.length === 0) expect(res.body).not.toHaveProperty(type);
+      else
+        check(
+          res.body[type],
+          of.map((d) => Number(d.fee)),
+        );
+    }
+  });
+
   it('answers malformed input with a 400 naming the parameter', async () => {
     for (const [path, name] of [
       ['/extended/v1/tx?type=bogus', 'type'],

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { addressRouter } from './routes/address';
 import { blocksRouter } from './routes/blocks';
 import { blockTenuresRouter } from './routes/block-tenures';
+import { mempoolFeesRouter } from './routes/mempool-fees';
 import { microblocksRouter } from './routes/microblocks';
 import { networkBlockTimesRouter } from './routes/network-block-times';
 import type { RouteContext } from './routes/context';
@@ -25,6 +26,7 @@ export function chainRouter(ctx: RouteContext): Router {
     blockTenuresRouter(ctx),
     microblocksRouter(ctx),
     networkBlockTimesRouter(),
+    mempoolFeesRouter(ctx),
     v1BlocksRouter(ctx),
     v1TransactionsRouter(ctx),
     transactionsRouter(ctx),
