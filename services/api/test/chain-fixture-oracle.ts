@@ -7,7 +7,7 @@ import { loadRecordedEvents } from './support/replayed-database';
 
 const ANCHORED = 2147483647;
 
-export interface OracleTx {
+interface OracleTx {
   tx_id: string;
   tx_index: number;
   microblock_hash: string | null;

@@ -1,7 +1,7 @@
 import type { DbMempoolStatsRow } from '../datastore/tx-lists';
 
 /** Percentiles of one measure of one transaction type; null when the mempool has no transaction of the type. */
-export interface MempoolStatsPercentiles {
+interface MempoolStatsPercentiles {
   p25: number | null;
   p50: number | null;
   p75: number | null;
@@ -17,7 +17,7 @@ export interface MempoolStatsResponse {
 }
 
 /** The types the reference reports (the only ones a mempool holds), always all of them. */
-export const MEMPOOL_STATS_TYPES = ['token_transfer', 'smart_contract', 'contract_call', 'poison_microblock'] as const;
+const MEMPOOL_STATS_TYPES = ['token_transfer', 'smart_contract', 'contract_call', 'poison_microblock'] as const;
 
 function percentiles(values: Array<number | null> | null | undefined): MempoolStatsPercentiles {
   const at = (i: number) => (values && values[i] != null ? Number(values[i]) : null);

@@ -43,7 +43,7 @@ const NO_MICROBLOCK = /^(0x)?0*$/;
  * The parent microblock as the reference shows it: `''` and `-1` when the block confirms no microblock (the node
  * sends a zero hash then).
  */
-export function parentMicroblock(b: Pick<DbBlockRow, 'parent_microblock_hash' | 'parent_microblock_sequence'>): {
+function parentMicroblock(b: Pick<DbBlockRow, 'parent_microblock_hash' | 'parent_microblock_sequence'>): {
   parent_microblock_hash: string;
   parent_microblock_sequence: number;
 } {

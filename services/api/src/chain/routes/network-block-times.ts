@@ -6,7 +6,7 @@ import { echo } from '../../params';
  * Target block times in seconds, as the reference API states them: mainnet follows Bitcoin's ten minutes, testnet the
  * two minutes of its regtest controller. Fixed values, no read.
  */
-export const TARGET_BLOCK_TIMES = { mainnet: 600, testnet: 120 } as const;
+const TARGET_BLOCK_TIMES = { mainnet: 600, testnet: 120 } as const;
 
 /** `/extended/v1/info/network_block_times` and `/network_block_time/{network}`. */
 export function networkBlockTimesRouter(): Router {

@@ -35,7 +35,7 @@ import type { RouteContext } from './context';
 const TX_TYPES = ['contract_call', 'smart_contract', 'token_transfer', 'coinbase', 'poison_microblock', 'tenure_change'] as const;
 
 /** The most ids `/extended/v1/tx/multiple` looks up in one request. */
-export const MAX_MULTIPLE_TX_IDS = 200;
+const MAX_MULTIPLE_TX_IDS = 200;
 
 /** Largest time or nonce filter accepted (int8 columns; the reference takes safe integers). */
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
