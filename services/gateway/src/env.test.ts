@@ -15,7 +15,7 @@ describe('gateway env', () => {
       trustProxy: { kind: 'hops', hops: 0 },
     });
     expect(env.REDIS_URL).toBeUndefined();
-    expect(env.NODE_RPC_ROUTES).toHaveLength(6);
+    expect(env.NODE_RPC_ROUTES).toHaveLength(46);
     expect(env.GATEWAY_WORKERS).toBeGreaterThanOrEqual(1);
   });
 

@@ -18,14 +18,67 @@ const urlList = envList.pipe(
     .min(1),
 );
 
-/** The default node RPC allowlist: the five routes of the specification plus `GET /v2/info`. */
+/**
+ * The default node RPC allowlist: every route stacks-core's RPC documentation (`docs/rpc/openapi.yaml`, Stacks 3.x)
+ * lists that reads without the node's auth token, plus `POST /v2/transactions`. GETs are retried on another node and
+ * carry no body; the POSTs that only read (`call-read`, `map_entry`, `fees/transaction`) are retried and limited to
+ * 256 KiB; a transaction is never sent twice to a node (2 MiB). Left out on purpose: the writes (`POST /v2/microblocks`,
+ * `/v2/blocks/upload/…`, `/v3/blocks/upload`, `/v2/stackerdb/…/chunks`), the routes that need the node's auth token
+ * (`/v3/block_proposal`, `/v3/contracts/fast-call-read/…`, `/v3/blocks/replay/…`) and the node-to-node mempool sync
+ * (`POST /v2/mempool/query`).
+ */
 export const DEFAULT_NODE_ROUTES = [
+  // Info, fees, accounts
   'GET /v2/info',
   'GET /v2/pox',
-  'GET /v2/accounts/{principal}',
-  'POST /v2/contracts/call-read/{address}/{contract}/{function} retry limit=262144',
+  'GET /v2/neighbors',
+  'GET /v3/health',
+  'GET /v2/fees/transfer',
   'POST /v2/fees/transaction retry limit=262144',
+  'GET /v2/accounts/{principal}',
+  // Smart contracts
+  'GET /v2/contracts/interface/{address}/{contract}',
+  'GET /v2/contracts/source/{address}/{contract}',
+  'POST /v2/contracts/call-read/{address}/{contract}/{function} retry limit=262144',
+  'POST /v2/map_entry/{address}/{contract}/{map} retry limit=262144',
+  'GET /v2/data_var/{address}/{contract}/{var}',
+  'GET /v2/constant_val/{address}/{contract}/{constant}',
+  'GET /v2/traits/{address}/{contract}/{trait_address}/{trait_contract}/{trait}',
+  'GET /v2/clarity/marf/{key_hash}',
+  'GET /v2/clarity/metadata/{address}/{contract}/{key}',
+  // Transactions
   'POST /v2/transactions limit=2097152',
+  'GET /v2/transactions/unconfirmed/{txid}',
+  'GET /v3/transaction/{txid}',
+  // Blocks, tenures, sortitions (Nakamoto) and the 2.x block and microblock reads
+  'GET /v3/blocks/{block_id}',
+  'GET /v3/blocks/height/{height}',
+  'GET /v3/tenures/info',
+  'GET /v3/tenures/{block_id}',
+  'GET /v3/tenures/blocks/{consensus_hash}',
+  'GET /v3/tenures/blocks/hash/{burn_block_hash}',
+  'GET /v3/tenures/blocks/height/{burn_block_height}',
+  'GET /v3/tenures/fork_info/{start}/{stop}',
+  'GET /v3/tenures/tip/{consensus_hash}',
+  'GET /v3/sortitions',
+  'GET /v3/sortitions/latest_and_last',
+  'GET /v3/sortitions/consensus/{consensus_hash}',
+  'GET /v3/sortitions/burn/{burn_header_hash}',
+  'GET /v3/sortitions/burn_height/{height}',
+  'GET /v2/blocks/{block_id}',
+  'GET /v2/headers/{quantity}',
+  'GET /v2/microblocks/confirmed/{block_id}',
+  'GET /v2/microblocks/unconfirmed/{block_id}/{seq}',
+  'GET /v2/microblocks/{microblock_id}',
+  // Signers, StackerDB, Atlas
+  'GET /v3/stacker_set/{cycle}',
+  'GET /v3/signer/{signer_pubkey}/{cycle}',
+  'GET /v2/stackerdb/{principal}/{contract}',
+  'GET /v2/stackerdb/{principal}/{contract}/replicas',
+  'GET /v2/stackerdb/{principal}/{contract}/{slot_id}',
+  'GET /v2/stackerdb/{principal}/{contract}/{slot_id}/{slot_version}',
+  'GET /v2/attachments/inv',
+  'GET /v2/attachments/{hash}',
 ].join(', ');
 
 /**

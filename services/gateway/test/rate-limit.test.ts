@@ -182,7 +182,7 @@ describe('rate limits', () => {
       expect(r.status).toBe(200);
       expect(r.headers['ratelimit-limit']).toBeUndefined();
     }
-    const notFound = await request(pair[0]!.port, { path: '/v2/neighbors', headers: { 'x-forwarded-for': '198.51.100.120' } });
+    const notFound = await request(pair[0]!.port, { path: '/v2/microblocks', headers: { 'x-forwarded-for': '198.51.100.120' } });
     expect(notFound.status).toBe(404);
     expect(notFound.headers['ratelimit-remaining']).toBe('9');
   });

@@ -100,7 +100,7 @@ describe('routing', () => {
   it('answers 404 with a JSON error for /v2 routes outside the allowlist', async () => {
     const before = upstreamCalls();
     for (const [method, path] of [
-      ['GET', '/v2/neighbors'],
+      ['POST', '/v2/microblocks'],
       ['POST', '/v2/info'],
       ['GET', '/v2/transactions'],
       ['GET', '/V2/info'],
@@ -142,7 +142,7 @@ describe('routing', () => {
       expect(answer).toContain('"error":"invalid_request"');
     }
     // A Host header naming a node changes nothing: the path decides.
-    const hosted = await request(gw.port, { path: '/v2/neighbors', headers: { host: `127.0.0.1:${node.port}` } });
+    const hosted = await request(gw.port, { path: '/v2/microblocks', headers: { host: `127.0.0.1:${node.port}` } });
     expect(hosted.status).toBe(404);
     expect(upstreamCalls()).toBe(before);
   });

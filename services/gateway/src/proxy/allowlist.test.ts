@@ -5,13 +5,17 @@ import { checkTarget, isNodePath, matchRoute, parseRouteList } from './allowlist
 const routes = parseRouteList(DEFAULT_NODE_ROUTES, 1_048_576);
 
 describe('parseRouteList', () => {
-  it('reads the default allowlist: GETs retry without a body, POSTs carry their limits', () => {
-    expect(routes.map((r) => `${r.method} ${r.pattern} ${r.retry} ${r.bodyLimit}`)).toEqual([
-      'GET /v2/info true 0',
-      'GET /v2/pox true 0',
-      'GET /v2/accounts/{principal} true 0',
+  it('reads the default allowlist: GETs retry without a body, the reading POSTs retry within 256 KiB', () => {
+    const byKey = new Map(routes.map((r) => [`${r.method} ${r.pattern}`, r]));
+    expect(byKey.size).toBe(routes.length);
+    const gets = routes.filter((r) => r.method === 'GET');
+    expect(gets.length).toBe(42);
+    expect(gets.filter((r) => !r.retry || r.bodyLimit !== 0)).toEqual([]);
+    const posts = routes.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.pattern} ${r.retry} ${r.bodyLimit}`);
+    expect(posts.sort()).toEqual([
       'POST /v2/contracts/call-read/{address}/{contract}/{function} true 262144',
       'POST /v2/fees/transaction true 262144',
+      'POST /v2/map_entry/{address}/{contract}/{map} true 262144',
       'POST /v2/transactions false 2097152',
     ]);
   });
@@ -46,7 +50,10 @@ describe('matchRoute', () => {
     expect(matchRoute(routes, 'GET', '/v2/accounts')).toBeUndefined();
     expect(matchRoute(routes, 'GET', '/v2/accounts/SP1/extra')).toBeUndefined();
     expect(matchRoute(routes, 'POST', '/v2/contracts/call-read/SP1/c')).toBeUndefined();
-    expect(matchRoute(routes, 'GET', '/v2/neighbors')).toBeUndefined();
+    expect(matchRoute(routes, 'POST', '/v2/microblocks')).toBeUndefined();
+    expect(matchRoute(routes, 'POST', '/v3/blocks/upload')).toBeUndefined();
+    expect(matchRoute(routes, 'POST', '/v3/block_proposal')).toBeUndefined();
+    expect(matchRoute(routes, 'POST', '/v2/mempool/query')).toBeUndefined();
     expect(matchRoute(routes, 'GET', '/V2/INFO')).toBeUndefined();
   });
 });
@@ -95,5 +102,9 @@ describe('isNodePath', () => {
     expect(isNodePath('/v2/prices')).toBe(false);
     expect(isNodePath('/extended/v1/tx/0x1')).toBe(false);
     expect(isNodePath('/v2x/info')).toBe(false);
+    expect(isNodePath('/v3/tenures/info')).toBe(true);
+    expect(isNodePath('/V3/blocks/upload')).toBe(true);
+    expect(isNodePath('/v3x/info')).toBe(false);
+    expect(isNodePath('/extended/v3/principals/SP1/balances/ft')).toBe(false);
   });
 });

@@ -99,10 +99,11 @@ export function matchRoute(routes: readonly RouteSpec[], method: string, path: s
   return undefined;
 }
 
-/** True for the node RPC family (`/v2/…`) except `/v2/prices/…`, which the api answers (BNS). */
+/** True for the node RPC families (`/v2/…`, `/v3/…`) except `/v2/prices/…`, which the api answers (BNS). */
 export function isNodePath(path: string): boolean {
-  // Case-insensitive so that `/V2/…` cannot slip past the allowlist to the api.
+  // Case-insensitive so that `/V2/…` or `/V3/…` cannot slip past the allowlist to the api.
   const head = path.slice(0, 11).toLowerCase();
+  if (head.startsWith('/v3/') || head === '/v3') return true;
   if (!(head.startsWith('/v2/') || head === '/v2')) return false;
   return !(head === '/v2/prices' || head === '/v2/prices/');
 }

@@ -21,8 +21,8 @@ export interface ChooseUpstreamDeps {
 }
 
 /**
- * Where a request goes: the node pool for allowlisted node RPC (`/v2/…` but `/v2/prices`), the api for the rest.
- * Throws InputError for a target that is not a plain path (allowlist.ts), NotFoundError for a `/v2` route outside the
+ * Where a request goes: the node pool for allowlisted node RPC (`/v2/…` but `/v2/prices`, `/v3/…`), the api for the rest.
+ * Throws InputError for a target that is not a plain path (allowlist.ts), NotFoundError for a `/v2` or `/v3` route outside the
  * allowlist and for the api's internal endpoints (internal-path.ts).
  */
 export function chooseUpstream(req: IncomingMessage, deps: ChooseUpstreamDeps): UpstreamChoice {

@@ -17,6 +17,8 @@ export type Fault =
 export interface Delivery {
   method: string;
   path: string;
+  /** The request target as received (path and query). */
+  url: string;
   headers: http.IncomingHttpHeaders;
   body: Buffer;
 }
@@ -88,7 +90,7 @@ export class StubNode {
     const url = req.url ?? '/';
     const path = url.split('?')[0]!;
     const body = Buffer.concat(chunks);
-    this.received.push({ method: req.method ?? '', path, headers: req.headers, body });
+    this.received.push({ method: req.method ?? '', path, url, headers: req.headers, body });
     const isInfo = path === '/v2/info';
     const fault = this.fault;
     if (fault.kind === 'garbage' && !isInfo) {
@@ -175,7 +177,7 @@ export class StubApi {
         res.end('{"status":"ready"}');
         return;
       }
-      this.received.push({ method: req.method ?? '', path, headers: req.headers, body });
+      this.received.push({ method: req.method ?? '', path, url: req.url ?? '/', headers: req.headers, body });
       res.writeHead(200, { 'content-type': 'application/json', 'x-stub-api': this.name, 'set-cookie': ['a=1', 'b=2'] });
       res.end(JSON.stringify({ api: this.name, method: req.method, url: req.url, bodyBytes: body.length }));
     });
