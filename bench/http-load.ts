@@ -17,6 +17,8 @@ export interface LoadOptions {
   script?: string;
   /** wrk's per-request timeout, counted as a socket error (wrk's default: 2 s); `wrkLoad` only. */
   timeoutSeconds?: number;
+  /** A JSON body to POST instead of a GET; `nodeLoad` only (wrk takes it through `script`). */
+  postJson?: string;
 }
 
 /** Whether Debian's `wrk` is installed (`make bench` installs it). */
@@ -65,7 +67,7 @@ export function wrkLoad(url: string, { seconds, connections, headers = {}, scrip
 }
 
 /** `connections` keep-alive request loops for `seconds`: the generator when `wrk` is missing. */
-export async function nodeLoad(url: string, { seconds, connections, headers = {} }: LoadOptions): Promise<Load> {
+export async function nodeLoad(url: string, { seconds, connections, headers = {}, postJson }: LoadOptions): Promise<Load> {
   const agent = new Agent({ keepAlive: true, maxSockets: connections });
   const latencies: number[] = [];
   let errors = 0;
@@ -73,7 +75,10 @@ export async function nodeLoad(url: string, { seconds, connections, headers = {}
   const one = () =>
     new Promise<void>((resolve) => {
       const t0 = performance.now();
-      const req = request(url, { agent, headers }, (res) => {
+      const post =
+        postJson === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(postJson) };
+      const method = postJson === undefined ? 'GET' : 'POST';
+      const req = request(url, { agent, method, headers: { ...headers, ...post } }, (res) => {
         res.resume();
         res.on('end', () => {
           if (res.statusCode !== 200) errors++;
@@ -85,7 +90,7 @@ export async function nodeLoad(url: string, { seconds, connections, headers = {}
         errors++;
         resolve();
       });
-      req.end();
+      req.end(postJson);
     });
   await Promise.all(
     Array.from({ length: connections }, async () => {

@@ -18,14 +18,13 @@
  *        BENCH_ONLY=<text> (only the endpoints whose name contains it)
  */
 import { join, resolve } from 'node:path';
-import pg from 'pg';
 import { startPostgres } from '@bda/test-support';
 import { replayEvents } from '../../scripts/lib/replay-events';
 import { ROOT } from '../../scripts/lib/service-process';
 import { TestSystem } from '../../test/support/test-system';
 import { fixtureTransferPool, generateChain } from '../ingest/generate-chain';
 import { useBuiltServices } from '../ingest/built-services';
-import { removeBenchDir } from '../ingest/bench-dir';
+import { filledDatabase, removeBenchDir } from '../ingest/bench-dir';
 import { hasWrk, httpLoad, type Load } from '../http-load';
 import { BenchInvalidError, formatSpread } from '../spread';
 import { checkIngested, expectedTip } from '../ingest/check-ingested';
@@ -161,19 +160,6 @@ async function main(): Promise<void> {
 }
 
 /** The one database a kept run filled on this server (TestSystem names them `e2e_…`). */
-async function filledDatabase(serverUrl: string): Promise<string> {
-  const admin = new pg.Client(serverUrl);
-  await admin.connect();
-  try {
-    const { rows } = await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'e2e%'");
-    if (rows.length !== 1) throw new Error(`BENCH_REUSE: expected one filled database, found ${rows.length}`);
-    const url = new URL(serverUrl);
-    url.pathname = `/${rows[0]!.datname}`;
-    return url.toString();
-  } finally {
-    await admin.end();
-  }
-}
 
 main().catch((err: unknown) => {
   console.error(err instanceof BenchInvalidError ? err.message : err);

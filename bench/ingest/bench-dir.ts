@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import pg from 'pg';
 
 /**
  * Removes a bench run's folder (its PostgreSQL and Kafka data, its built bundles): a full `run.ts` leaves 2–3 GB.
@@ -10,4 +11,19 @@ export function removeBenchDir(dir: string): void {
     return;
   }
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** `BENCH_REUSE`: the one database a kept earlier run filled (`e2e…`) on the server at `serverUrl`. */
+export async function filledDatabase(serverUrl: string): Promise<string> {
+  const admin = new pg.Client(serverUrl);
+  await admin.connect();
+  try {
+    const { rows } = await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'e2e%'");
+    if (rows.length !== 1) throw new Error(`BENCH_REUSE: expected one filled database, found ${rows.length}`);
+    const url = new URL(serverUrl);
+    url.pathname = `/${rows[0]!.datname}`;
+    return url.toString();
+  } finally {
+    await admin.end();
+  }
 }

@@ -1,8 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, request } from 'node:http';
-import { hasWrk, httpLoad, wrkLoad, type Load } from '../http-load';
+import { hasWrk, httpLoad, nodeLoad, wrkLoad, type Load } from '../http-load';
 
 /** A request of a load run: a GET of `url`, or a POST of `body` (JSON) to it, as Rosetta's endpoints take. */
 export interface Target {
@@ -17,7 +16,7 @@ export interface Target {
 export async function targetLoad(target: Target, seconds: number, connections: number, timeoutSeconds?: number): Promise<Load> {
   if (target.body === undefined) return httpLoad(target.url, { seconds, connections, timeoutSeconds });
   const body = JSON.stringify(target.body);
-  if (!hasWrk()) return nodePostLoad(target.url, body, seconds, connections);
+  if (!hasWrk()) return nodeLoad(target.url, { seconds, connections, postJson: body });
   const dir = mkdtempSync(join(tmpdir(), 'bench-rosetta-wrk-'));
   try {
     const script = join(dir, 'post.lua');
@@ -47,45 +46,4 @@ export async function send(target: Target): Promise<{ status: number; text: stri
       : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(target.body) },
   );
   return { status: res.status, text: await res.text() };
-}
-
-async function nodePostLoad(url: string, body: string, seconds: number, connections: number): Promise<Load> {
-  const agent = new Agent({ keepAlive: true, maxSockets: connections });
-  const latencies: number[] = [];
-  let errors = 0;
-  const end = Date.now() + seconds * 1000;
-  const one = () =>
-    new Promise<void>((resolve) => {
-      const t0 = performance.now();
-      const req = request(
-        url,
-        { agent, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
-        (res) => {
-          res.resume();
-          res.on('end', () => {
-            if (res.statusCode !== 200) errors++;
-            latencies.push(performance.now() - t0);
-            resolve();
-          });
-        },
-      );
-      req.on('error', () => {
-        errors++;
-        resolve();
-      });
-      req.end(body);
-    });
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
-      while (Date.now() < end) await one();
-    }),
-  );
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  return {
-    rps: latencies.length / seconds,
-    p50: latencies[Math.floor(latencies.length * 0.5)] ?? 0,
-    p99: latencies[Math.floor(latencies.length * 0.99)] ?? 0,
-    errors,
-  };
 }
