@@ -7,27 +7,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { StacksApiSocketClient, StacksApiWebSocketClient } from '@stacks/blockchain-api-client';
-import { testInfra } from '@bda/test-support';
+import { Inbox, testInfra } from '@bda/test-support';
 import { replayEvents } from '../../scripts/lib/replay-events';
 import { EXPECTED_TIPS, loadFixture } from '../support/fixtures';
 import { minedTx, newBlockBody, postNodeEvents, transferEvent, transferWithNonce } from '../support/node-event-sender';
 import { TestSystem } from '../support/test-system';
 
 const FIXTURE = 'mainnet-reorg-scenario1.tsv';
-
-/** Messages arriving on a callback, awaited by count (no timing: the test's own timeout is the only bound). */
-class Inbox<T> {
-  readonly items: T[] = [];
-  private waiters: Array<{ n: number; resolve: () => void }> = [];
-  push = (item: T): void => {
-    this.items.push(item);
-    this.waiters = this.waiters.filter((w) => (this.items.length >= w.n ? (w.resolve(), false) : true));
-  };
-  async count(n: number): Promise<T[]> {
-    if (this.items.length < n) await new Promise<void>((resolve) => this.waiters.push({ n, resolve }));
-    return this.items.slice(0, n);
-  }
-}
 
 type Block = { height: number; index_block_hash: string };
 

@@ -12,27 +12,13 @@ import { execFile } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { StacksApiSocketClient, StacksApiWebSocketClient } from '@stacks/blockchain-api-client';
-import { freePort, testInfra } from '@bda/test-support';
+import { freePort, Inbox, testInfra } from '@bda/test-support';
 import { ROOT, startService, stopService, waitForHttp, type ServiceProcess } from '../../scripts/lib/service-process';
 import { replayEvents } from '../../scripts/lib/replay-events';
 import { loadFixture } from '../support/fixtures';
 import { TestSystem } from '../support/test-system';
 
 const FIXTURE = 'fuzzed-transactions-1.tsv';
-
-/** Messages arriving on a callback, awaited by count (no timing: the test's own timeout is the only bound). */
-class Inbox<T> {
-  readonly items: T[] = [];
-  private waiters: Array<{ n: number; resolve: () => void }> = [];
-  push = (item: T): void => {
-    this.items.push(item);
-    this.waiters = this.waiters.filter((w) => (this.items.length >= w.n ? (w.resolve(), false) : true));
-  };
-  async count(n: number): Promise<T[]> {
-    if (this.items.length < n) await new Promise<void>((resolve) => this.waiters.push({ n, resolve }));
-    return this.items.slice(0, n);
-  }
-}
 
 interface Topics {
   blocks: Inbox<{ height: number; hash: string }>;

@@ -6,3 +6,4 @@ export * from './redis-server';
 export * from './test-infra';
 export * from './test-infra-setup';
 export * from './expect-message';
+export * from './inbox';

@@ -13,7 +13,7 @@ import { io } from 'socket.io-client';
 import { WebSocket } from 'ws';
 import { closeServer, createHttpServer, createLogger, createMetricsRegistry } from '@bda/common';
 import { createDb } from '@bda/db';
-import { testInfra } from '@bda/test-support';
+import { Inbox, testInfra } from '@bda/test-support';
 import { buildRequestListener } from '../src/build-app';
 import { attachLive, LIVE_CHANNEL, SLOW_CONSUMER_CLOSE_CODE, type Live, type LiveAnnouncement } from '../src/live';
 import { replayedDatabase } from './support/replayed-database';
@@ -26,20 +26,6 @@ let server: Server;
 let live: Live;
 let baseUrl: string;
 let blocks: Array<{ index_block_hash: string; block_height: number }>;
-
-/** Messages arriving on a callback, awaited by count (no timing: the test's own timeout is the only bound). */
-class Inbox<T> {
-  readonly items: T[] = [];
-  private waiters: Array<{ n: number; resolve: () => void }> = [];
-  push = (item: T): void => {
-    this.items.push(item);
-    this.waiters = this.waiters.filter((w) => (this.items.length >= w.n ? (w.resolve(), false) : true));
-  };
-  async count(n: number): Promise<T[]> {
-    if (this.items.length < n) await new Promise<void>((resolve) => this.waiters.push({ n, resolve }));
-    return this.items.slice(0, n);
-  }
-}
 
 async function rest(path: string): Promise<unknown> {
   const res = await fetch(baseUrl + path);
