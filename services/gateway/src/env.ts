@@ -22,7 +22,8 @@ const urlList = envList.pipe(
  * The default node RPC allowlist: every route stacks-core's RPC documentation (`docs/rpc/openapi.yaml`, Stacks 3.x)
  * lists that reads without the node's auth token, plus `POST /v2/transactions`. GETs are retried on another node and
  * carry no body; the POSTs that only read (`call-read`, `map_entry`, `fees/transaction`) are retried and limited to
- * 256 KiB; a transaction is never sent twice to a node (2 MiB). Left out on purpose: the writes (`POST /v2/microblocks`,
+ * 256 KiB; a transaction goes once to every available node at the same time, the first success answering, and is
+ * never sent twice to a node (2 MiB). Left out on purpose: the writes (`POST /v2/microblocks`,
  * `/v2/blocks/upload/…`, `/v3/blocks/upload`, `/v2/stackerdb/…/chunks`), the routes that need the node's auth token
  * (`/v3/block_proposal`, `/v3/contracts/fast-call-read/…`, `/v3/blocks/replay/…`) and the node-to-node mempool sync
  * (`POST /v2/mempool/query`).
@@ -47,7 +48,7 @@ export const DEFAULT_NODE_ROUTES = [
   'GET /v2/clarity/marf/{key_hash}',
   'GET /v2/clarity/metadata/{address}/{contract}/{key}',
   // Transactions
-  'POST /v2/transactions limit=2097152',
+  'POST /v2/transactions broadcast limit=2097152',
   'GET /v2/transactions/unconfirmed/{txid}',
   'GET /v3/transaction/{txid}',
   // Blocks, tenures, sortitions (Nakamoto) and the 2.x block and microblock reads
@@ -196,8 +197,9 @@ export const envSchema = z.object({
   /** Stacks nodes of the pool. */
   NODE_RPC_URLS: urlList.default('http://127.0.0.1:20443'),
   /**
-   * Node RPC allowlist, comma-separated `METHOD /path/{param} [retry] [limit=BYTES]`; GETs always retry,
-   * a POST only with `retry`; `limit` caps the body (default NODE_BODY_LIMIT_BYTES, GETs 0).
+   * Node RPC allowlist, comma-separated `METHOD /path/{param} [retry] [broadcast] [limit=BYTES]`; GETs always retry,
+   * a POST only with `retry`; `broadcast` sends it once to every available node (the first success answers);
+   * `limit` caps the body (default NODE_BODY_LIMIT_BYTES, GETs 0).
    */
   NODE_RPC_ROUTES: z
     .string()

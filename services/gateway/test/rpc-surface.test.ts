@@ -1,10 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createHash, randomBytes } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { createTestDatabase, expectMessage, testInfra } from '@bda/test-support';
 import { DEFAULT_NODE_ROUTES } from '../src/env';
 import { matchRoute, parseRouteList } from '../src/proxy/allowlist';
 import { startGatewayProcess, type GatewayProcess } from './support/gateway-process';
-import { request } from './support/http';
-import { StubApi, StubNode } from './support/stub-node';
+import { request, waitFor } from './support/http';
+import { metricValue } from './support/metrics';
+import { startStubNodes, StubApi, StubNode } from './support/stub-node';
 
 const ADDR = 'SP000000000000000000002Q6VF78';
 const PRINCIPAL = 'SP2J6ZY48GV1EZ5V2V5RB9MP66SW86PYKKNRV9EJ7';
@@ -172,5 +174,93 @@ describe('node RPC surface', () => {
     expect(
       node.received.filter((d) => d.path.includes('blocks/upload') || (d.path.includes('map_entry') && d.body.length > 1000)),
     ).toEqual([]);
+  });
+});
+
+describe('transaction broadcast', () => {
+  let nodes: StubNode[];
+  let api: StubApi;
+  let gw: GatewayProcess;
+
+  const available = (n: StubNode) => metricValue(gw.adminPort, 'gateway_upstream_available', { pool: 'node', member: n.url });
+  const copies = (n: StubNode, tx: Buffer) => n.transactions().filter((b) => b.equals(tx)).length;
+  const broadcast = (tx: Buffer) =>
+    request(gw.port, {
+      method: 'POST',
+      path: '/v2/transactions',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: tx,
+    });
+  const txid = (tx: Buffer) => createHash('sha256').update(tx).digest('hex');
+
+  beforeAll(async () => {
+    const databaseUrl = await createTestDatabase(testInfra().databaseUrl, 'gw_rpc_broadcast');
+    nodes = await startStubNodes(3);
+    api = await new StubApi('api1').start();
+    gw = await startGatewayProcess({
+      DATABASE_URL: databaseUrl,
+      RATE_LIMIT_ENABLED: 'false',
+      NODE_RPC_URLS: nodes.map((n) => n.url).join(','),
+      API_URLS: api.url,
+      NODE_HEALTH_INTERVAL_MS: '100',
+      NODE_UNHEALTHY_THRESHOLD: '1',
+      NODE_HEALTHY_THRESHOLD: '1',
+      UPSTREAM_EJECT_AFTER: '1000',
+    });
+  });
+
+  afterEach(async () => {
+    for (const n of nodes) {
+      n.fault = { kind: 'none' };
+      n.tip = 1000;
+    }
+    for (const n of nodes) await waitFor(async () => (await available(n)) === 1, 10_000, `${n.name} available`);
+  });
+
+  afterAll(async () => {
+    await gw?.stop();
+    await Promise.all((nodes ?? []).map((n) => n.stop()));
+    await api?.stop();
+  });
+
+  it('sends a transaction to every healthy node exactly once and answers with a success', async () => {
+    for (let i = 0; i < 3; i++) {
+      const tx = randomBytes(180 + i);
+      const r = await broadcast(tx);
+      expect(r.status).toBe(200);
+      expect(r.json()).toBe(txid(tx));
+      await waitFor(() => nodes.every((n) => copies(n, tx) >= 1), 10_000, 'every node has the transaction');
+      expect(nodes.map((n) => copies(n, tx))).toEqual([1, 1, 1]);
+    }
+  });
+
+  it('answers with a success when the first node to answer fails, and tries no node twice', async () => {
+    nodes[0]!.fault = { kind: 'rpc-error' };
+    nodes[1]!.fault = { kind: 'slow', ms: 300 };
+    const tx = randomBytes(200);
+    const r = await broadcast(tx);
+    expect(r.status).toBe(200);
+    expect(r.json()).toBe(txid(tx));
+    expect(r.headers['x-stub-node']).not.toBe('node1');
+    await waitFor(() => nodes.every((n) => copies(n, tx) >= 1), 10_000, 'every node has the transaction');
+    expect(nodes.map((n) => copies(n, tx))).toEqual([1, 1, 1]);
+  });
+
+  it('relays a node failure only when no node succeeds, each node having the bytes once', async () => {
+    for (const n of nodes) n.fault = { kind: 'rpc-error' };
+    const tx = randomBytes(190);
+    const r = await broadcast(tx);
+    expect(r.status).toBe(500);
+    expect(nodes.map((n) => copies(n, tx))).toEqual([1, 1, 1]);
+  });
+
+  it('leaves out a node the health checks took out', async () => {
+    nodes[2]!.tip = 10;
+    await waitFor(async () => (await available(nodes[2]!)) === 0, 10_000, 'node3 taken out');
+    const tx = randomBytes(170);
+    const r = await broadcast(tx);
+    expect(r.status).toBe(200);
+    await waitFor(() => copies(nodes[0]!, tx) + copies(nodes[1]!, tx) >= 2, 10_000, 'both healthy nodes have it');
+    expect(nodes.map((n) => copies(n, tx))).toEqual([1, 1, 0]);
   });
 });

@@ -18,11 +18,12 @@ describe('parseRouteList', () => {
       'POST /v2/map_entry/{address}/{contract}/{map} true 262144',
       'POST /v2/transactions false 2097152',
     ]);
+    expect(routes.filter((r) => r.broadcast).map((r) => `${r.method} ${r.pattern}`)).toEqual(['POST /v2/transactions']);
   });
 
   it('gives a POST without options the default limit and no retry', () => {
     const [r] = parseRouteList('post /v2/foo/{x}', 1000);
-    expect(r).toMatchObject({ method: 'POST', retry: false, bodyLimit: 1000 });
+    expect(r).toMatchObject({ method: 'POST', retry: false, bodyLimit: 1000, broadcast: false });
   });
 
   it('refuses malformed entries', () => {

@@ -15,19 +15,21 @@ export interface RouteSpec {
   retry: boolean;
   /** Largest accepted request body in bytes (0 = no body). */
   bodyLimit: number;
+  /** Sent once to every available member at the same time; the first success answers (forward.ts). */
+  broadcast: boolean;
   regex: RegExp;
 }
 
-const ENTRY = /^(GET|POST|PUT|DELETE|PATCH|HEAD)\s+(\/\S*)((?:\s+(?:retry|limit=\d+))*)$/i;
+const ENTRY = /^(GET|POST|PUT|DELETE|PATCH|HEAD)\s+(\/\S*)((?:\s+(?:retry|broadcast|limit=\d+))*)$/i;
 
-/** Parses `METHOD /path/{param} [retry] [limit=BYTES], …`. */
+/** Parses `METHOD /path/{param} [retry] [broadcast] [limit=BYTES], …`. */
 export function parseRouteList(value: string, defaultPostLimit: number): RouteSpec[] {
   const routes: RouteSpec[] = [];
   for (const raw of value.split(',')) {
     const entry = raw.trim();
     if (!entry) continue;
     const m = ENTRY.exec(entry);
-    if (!m) throw new Error(`route "${entry}" is not "METHOD /path/{param} [retry] [limit=BYTES]"`);
+    if (!m) throw new Error(`route "${entry}" is not "METHOD /path/{param} [retry] [broadcast] [limit=BYTES]"`);
     const method = m[1]!.toUpperCase();
     const pattern = m[2]!;
     const options = (m[3] ?? '').trim().split(/\s+/).filter(Boolean);
@@ -38,6 +40,7 @@ export function parseRouteList(value: string, defaultPostLimit: number): RouteSp
       pattern,
       retry: method === 'GET' || method === 'HEAD' || options.includes('retry'),
       bodyLimit: limitOpt ? Number(limitOpt.slice(6)) : hasBody ? defaultPostLimit : 0,
+      broadcast: options.includes('broadcast'),
       regex: compilePattern(pattern),
     });
   }

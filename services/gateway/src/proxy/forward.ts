@@ -18,6 +18,9 @@ import { isCorsHeader } from './cors';
  *   ends the client's response early.
  * - Only what a member did counts toward its passive ejection (pool.ts): a client that goes away while a try is
  *   under way ends the try uncounted.
+ * - A `broadcast` route (`POST /v2/transactions`) is sent once to every available member at the same time, so that a
+ *   transaction spreads even when one node is isolated; the first 2xx answer is relayed (else the first answer below
+ *   500, else the first 5xx) and no member is ever tried twice.
  */
 
 export interface ForwardRoute {
@@ -25,6 +28,8 @@ export interface ForwardRoute {
   retry: boolean;
   /** Largest accepted request body in bytes (0 = none). */
   bodyLimit: number;
+  /** Sent once to every available member at the same time; the first success answers. */
+  broadcast?: boolean;
 }
 
 export interface ForwardSettings {
@@ -111,6 +116,7 @@ export class Forwarder {
     body: Buffer | undefined,
     ctx: ForwardContext,
   ): Promise<void> {
+    if (route.broadcast) return this.broadcast(req, res, target, headers, body, ctx);
     const start = Date.now();
     const deadline = start + this.settings.totalTimeoutMs;
     const tried = new Set<Member>();
@@ -152,19 +158,101 @@ export class Forwarder {
       this.relay(r.res, r.preq, res, ctx.responseHeaders, ctx.corsOwned === true);
       return;
     }
+    throw this.failure(last, ctx.tries === 0 && Date.now() < deadline);
+  }
+
+  /** The typed error when no answer could be relayed (`last`: the last failed try, if any). */
+  private failure(last: { outcome: Outcome; message: string } | undefined, nothingTried: boolean): Error {
     const what = this.pool.name === 'node' ? 'node' : 'api replica';
     if (!last) {
-      if (ctx.tries === 0 && Date.now() < deadline) throw new ServiceUnavailableError(`no healthy ${what} is available`);
-      throw new GatewayTimeoutError(`no ${what} answered in time`);
+      if (nothingTried) return new ServiceUnavailableError(`no healthy ${what} is available`);
+      return new GatewayTimeoutError(`no ${what} answered in time`);
     }
     switch (last.outcome) {
       case 'timeout':
-        throw new GatewayTimeoutError(`the ${what} did not answer in time`);
+        return new GatewayTimeoutError(`the ${what} did not answer in time`);
       case 'connect_error':
-        throw new ServiceUnavailableError(`no ${what} could be reached`);
+        return new ServiceUnavailableError(`no ${what} could be reached`);
       default:
-        throw new BadGatewayError(`the ${what} gave a broken answer (${last.message})`);
+        return new BadGatewayError(`the ${what} gave a broken answer (${last.message})`);
     }
+  }
+
+  /**
+   * Sends the request once to every available member at the same time and relays the first 2xx answer; when none
+   * succeeds, the first answer below 500 (a node's verdict, e.g. a rejected transaction), else the first 5xx, else the
+   * error of the last failed try. The other answers are read and dropped. No member is tried twice.
+   */
+  private broadcast(
+    req: IncomingMessage,
+    res: ServerResponse,
+    target: string,
+    headers: string[],
+    body: Buffer | undefined,
+    ctx: ForwardContext,
+  ): Promise<void> {
+    const members: Member[] = [];
+    const picked = new Set<Member>();
+    for (let m = this.pool.pick(picked); m; m = this.pool.pick(picked)) {
+      picked.add(m);
+      members.push(m);
+    }
+    if (members.length === 0) return Promise.reject(this.failure(undefined, true));
+    ctx.tries = members.length;
+    const timeoutMs = Math.min(this.settings.totalTimeoutMs, this.settings.tryTimeoutMs);
+    return new Promise<void>((resolve, reject) => {
+      let pending = members.length;
+      let done = false;
+      let clientGone = false;
+      let held: { member: Member; res: IncomingMessage; preq: ClientRequest } | undefined;
+      let last: { outcome: Outcome; message: string } | undefined;
+      const answer = (member: Member, pres: IncomingMessage, preq: ClientRequest) => {
+        done = true;
+        ctx.member = member.name;
+        this.relay(pres, preq, res, ctx.responseHeaders, ctx.corsOwned === true);
+        resolve();
+      };
+      const settled = () => {
+        if (--pending > 0 || done) return;
+        if (held && !clientGone) return answer(held.member, held.res, held.preq);
+        done = true;
+        held?.res.resume();
+        if (clientGone) resolve();
+        else reject(this.failure(last, false));
+      };
+      for (const member of members) {
+        const tryStart = performance.now();
+        void this.tryOnce(member, req, res, target, headers, body, timeoutMs).then((r) => {
+          if (r.kind === 'client_gone') clientGone = true;
+          else if (r.kind === 'failed') {
+            this.metrics.upstreamTries.inc(this.pool.name, member.name, r.outcome);
+            this.pool.reportFailure(member, r.outcome);
+            last = r;
+          } else {
+            const status = r.res.statusCode ?? 502;
+            this.metrics.upstreamLatency.observe((performance.now() - tryStart) / 1000, this.pool.name, member.name);
+            if (status >= 500) {
+              this.metrics.upstreamTries.inc(this.pool.name, member.name, 'http_5xx');
+              this.pool.reportFailure(member, 'http_5xx');
+            } else {
+              this.metrics.upstreamTries.inc(this.pool.name, member.name, 'ok');
+              this.pool.reportSuccess(member);
+            }
+            const heldStatus = held?.res.statusCode ?? 502;
+            if (done || clientGone) r.res.resume();
+            else if (status >= 200 && status < 300) {
+              held?.res.resume();
+              held = undefined;
+              answer(member, r.res, r.preq);
+            } else if (!held || (heldStatus >= 500 && status < 500)) {
+              held?.res.resume();
+              held = { member, res: r.res, preq: r.preq };
+            } else r.res.resume();
+          }
+          settled();
+        });
+      }
+    });
   }
 
   private tryOnce(
