@@ -134,6 +134,8 @@ export interface DbMempoolTx {
   status: string;
   replaced_by_tx_id: string | null;
   receipt_time: string;
+  /** The canonical tip's height when the node announced it (migration 052); null for rows written before it. */
+  receipt_block_height: number | null;
 }
 
 export interface DbMinerReward {

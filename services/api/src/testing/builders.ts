@@ -400,6 +400,7 @@ export class MempoolTxRowBuilder {
       status: 'pending',
       replaced_by_tx_id: null,
       receipt_time: '2024-05-01T12:00:00.000Z',
+      receipt_block_height: null,
     };
   }
 

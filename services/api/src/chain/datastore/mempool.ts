@@ -22,6 +22,7 @@ const MEMPOOL_COLUMNS = [
   'status',
   'replaced_by_tx_id',
   'receipt_time',
+  'receipt_block_height',
 ];
 
 /** `alias.<column>` for each mempool column, named `<prefix><column>` (read back by `prefixedMempoolTxOf`). */
