@@ -78,13 +78,16 @@ export interface CheckDataOptions {
 }
 
 /**
- * `rosetta-cli check:data` from genesis until the tip `/network/status` advertises (`end_conditions.tip`). The
- * recorded fixtures' blocks are years old: `tip_delay` is set so that their tip counts as "at tip" (the tool's
- * other way of seeing the tip, `sync_status.synced`, is not something the api can know of the node).
+ * `rosetta-cli check:data` from genesis until the tip `/network/status` advertises and every account it has seen
+ * reconciled at least once (`end_conditions.reconciliation_coverage` 1.0 with `tip`). A plain `tip` end condition
+ * stops as soon as the syncer reaches the tip, before the reconciler has worked through its queue: a fast run then
+ * ends with no reconciliation at all. The recorded fixtures' blocks are years old: `tip_delay` is set so that their
+ * tip counts as "at tip" (the tool's other way of seeing the tip, `sync_status.synced`, is not something the api can
+ * know of the node).
  */
 export async function runCheckData(
   opts: CheckDataOptions,
-): Promise<{ run: CliRun; results: CheckDataResults; activelyReconciled: Set<string> }> {
+): Promise<{ run: CliRun; results: CheckDataResults; reconciled: Set<string> }> {
   const base = workdir({});
   const resultsFile = join(base.dir, 'results.json');
   const extra: Record<string, unknown> = {};
@@ -110,7 +113,7 @@ export async function runCheckData(
       inactive_reconciliation_frequency: 1,
       log_reconciliations: true,
       results_output_file: resultsFile,
-      end_conditions: { tip: true },
+      end_conditions: { reconciliation_coverage: { coverage: 1, tip: true } },
       ...extra,
     },
   });
@@ -119,9 +122,9 @@ export async function runCheckData(
     if (!existsSync(resultsFile)) {
       throw new Error(`rosetta-cli wrote no results (exit ${r.code}):\n${r.stdout.slice(-4000)}\n${r.stderr.slice(-4000)}`);
     }
-    // `log_reconciliations` prints a line per reconciliation: `ACTIVE Reconciled <account> at <index>`.
-    const activelyReconciled = new Set([...r.stdout.matchAll(/ACTIVE Reconciled (\S+) at \d+/g)].map((m) => m[1]!));
-    return { run: r, results: JSON.parse(readFileSync(resultsFile, 'utf8')) as CheckDataResults, activelyReconciled };
+    // `log_reconciliations` prints a line per reconciliation: `ACTIVE|INACTIVE Reconciled <account> at <index>`.
+    const reconciled = new Set([...r.stdout.matchAll(/(?:ACTIVE|INACTIVE) Reconciled (\S+) at \d+/g)].map((m) => m[1]!));
+    return { run: r, results: JSON.parse(readFileSync(resultsFile, 'utf8')) as CheckDataResults, reconciled };
   } finally {
     w.cleanup();
     base.cleanup();
