@@ -98,7 +98,16 @@ describe('api with API_WORKERS=2', () => {
       for (const pid of workerPids) {
         const closed = lines.filter((l) => l.pid === pid && l.msg === 'closed').map((l) => `${l.phase}:${l.name}`);
         expect(closed.slice(0, 1)).toEqual(['intake:http']);
-        expect(closed.slice(1).sort()).toEqual(['database:db pool', 'database:runes db pool']);
+        expect(closed.slice(1).sort()).toEqual([
+          'database:db pool',
+          'database:names db pool',
+          'database:runes db pool',
+          'intake:live updates',
+        ]);
+        // Intake (the HTTP server, then the live-update listener) closes before any database pool.
+        const lastIntake = Math.max(...closed.map((c, i) => (c.startsWith('intake:') ? i : -1)));
+        const firstDatabase = closed.findIndex((c) => c.startsWith('database:'));
+        expect(lastIntake).toBeLessThan(firstDatabase);
       }
       const order = lines.map((l) => l.msg);
       expect(order.indexOf('shutdown requested: stopping workers')).toBeLessThan(order.indexOf('closed'));
