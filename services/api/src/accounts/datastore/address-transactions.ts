@@ -2,17 +2,10 @@ import type { Knex } from 'knex';
 import type { DbChainTip, DbEvent } from '@bda/db';
 import { FROM_TIP, TIP_SELECT, tipOf, type TipColumns } from '../../datastore/chain-tip';
 import { query, rowsCarrying, statement } from '../../datastore/read-statement';
-import {
-  ABI_SELECT,
-  abisOf,
-  calledContract,
-  deployAbi,
-  firstCallOf,
-  type ContractAbis,
-} from '../../chain/datastore/contract-abis';
-import { txParents, txRowSelect, txRowsOf, txSelect } from '../../chain/datastore/txs';
+import { ABI_SELECT, abisOf, type ContractAbis } from '../../chain/datastore/contract-abis';
+import { txRowSelect, txRowsOf } from '../../chain/datastore/txs';
 import { ASSET_EVENT_TYPES, eventSelect } from './address-assets';
-import { transfersOf, txKeys, type DbTxWithTransfers } from './txs-with-transfers';
+import { pageWithTransfers, txKeys, type DbTxWithTransfers } from './txs-with-transfers';
 
 /**
  * `/extended/v2/addresses/{address}/transactions` (`$1` principal, `$2` limit, `$3` offset, `$4`/`$5` the cursor's
@@ -37,23 +30,7 @@ const ADDRESS_TRANSACTIONS = statement(
            FROM newer n JOIN txs x ON x.tx_id = n.tx_id AND x.index_block_hash = n.index_block_hash) AS next_cursor,
           ${txRowSelect('h')}, h.transfers, ${ABI_SELECT}
    FROM ${FROM_TIP}
-   LEFT JOIN LATERAL (
-     SELECT p.*, ${firstCallOf('p')} AS first_call
-     FROM (
-       SELECT t.*, row_number() OVER (ORDER BY k.block_height DESC, k.tx_index DESC) AS pos
-       FROM page k
-       CROSS JOIN LATERAL (
-         SELECT ${txSelect('t')}, ${calledContract('t')} AS called, ev.transfers
-         FROM txs t
-         ${txParents('t')}
-         ${transfersOf(false)}
-         WHERE t.tx_id = k.tx_id AND t.index_block_hash = k.index_block_hash
-         OFFSET 0
-       ) t
-     ) p
-   ) h ON true
-   ${deployAbi('h.first_call')}
-   ORDER BY h.pos`,
+   ${pageWithTransfers('page k')}`,
 );
 
 export interface AddressTransactionsPage {

@@ -78,6 +78,31 @@ export function transfersOf(stxOnly: boolean): string {
 }
 
 /**
+ * The transactions whose keys `keys` lists (a FROM item aliased `k`, newest first), as `h`: each row with the
+ * principal's asset transfers (`transfers`), its place in the page (`pos`) and the ABI of the contract it calls;
+ * ordered by `pos`. `$1` is the principal.
+ */
+export function pageWithTransfers(keys: string): string {
+  return `LEFT JOIN LATERAL (
+     SELECT p.*, ${firstCallOf('p')} AS first_call
+     FROM (
+       SELECT t.*, row_number() OVER (ORDER BY k.block_height DESC, k.tx_index DESC) AS pos
+       FROM ${keys}
+       CROSS JOIN LATERAL (
+         SELECT ${txSelect('t')}, ${calledContract('t')} AS called, ev.transfers
+         FROM txs t
+         ${txParents('t')}
+         ${transfersOf(false)}
+         WHERE t.tx_id = k.tx_id AND t.index_block_hash = k.index_block_hash
+         OFFSET 0
+       ) t
+     ) p
+   ) h ON true
+   ${deployAbi('h.first_call')}
+   ORDER BY h.pos`;
+}
+
+/**
  * `/extended/v1/address/{principal}/transactions_with_transfers` (`$1` principal, `$2` limit, `$3` offset, `$4`
  * height or null): the tip, the number of the principal's transactions in the range, and one page of them (newest
  * first) with the principal's transfers of each and the ABIs of the contracts the page calls, in one statement.
@@ -93,23 +118,7 @@ function listText(range: TransfersRange['kind']): string {
    FROM ${FROM_TIP}
    ${bound}
    CROSS JOIN LATERAL (SELECT count(*) AS total FROM (${keys}) k) c
-   LEFT JOIN LATERAL (
-     SELECT page.*, ${firstCallOf('page')} AS first_call
-     FROM (
-       SELECT t.*, row_number() OVER (ORDER BY k.block_height DESC, k.tx_index DESC) AS pos
-       FROM (SELECT * FROM (${keys}) k ORDER BY k.block_height DESC, k.tx_index DESC LIMIT $2 OFFSET $3) k
-       CROSS JOIN LATERAL (
-         SELECT ${txSelect('t')}, ${calledContract('t')} AS called, ev.transfers
-         FROM txs t
-         ${txParents('t')}
-         ${transfersOf(false)}
-         WHERE t.tx_id = k.tx_id AND t.index_block_hash = k.index_block_hash
-         OFFSET 0
-       ) t
-     ) page
-   ) h ON true
-   ${deployAbi('h.first_call')}
-   ORDER BY h.pos`;
+   ${pageWithTransfers(`(SELECT * FROM (${keys}) k ORDER BY k.block_height DESC, k.tx_index DESC LIMIT $2 OFFSET $3) k`)}`;
 }
 
 const LISTS: Record<TransfersRange['kind'], Statement> = { at: statement(listText('at')), until: statement(listText('until')) };
