@@ -65,7 +65,7 @@ export function txKeys(cond: (alias: 't' | 'e') => string, rules: KeyRules): str
 }
 
 /** The principal's asset events of the transaction `t` (STX only with `stxOnly`), highest event index first. */
-export function transfersOf(stxOnly: boolean): string {
+function transfersOf(stxOnly: boolean): string {
   const types = stxOnly ? STX_EVENT_TYPES : ASSET_EVENT_TYPES;
   return `LEFT JOIN LATERAL (
      SELECT json_agg(json_build_object('type', e.type, 'event_index', e.event_index, 'amount', e.amount::text,
