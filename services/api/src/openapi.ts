@@ -47,6 +47,7 @@ export function loadSchemaSources(dir: string = DEFAULT_SCHEMAS_DIR): SchemaSour
   mergeSchemaFragment(dir, NAMES_SCHEMAS_PATH, 'openapi-names.json', document, components);
   mergeSchemaFragment(dir, ACCOUNTS_SCHEMAS_PATH, 'openapi-accounts.json', document, components);
   mergeSchemaFragment(dir, CHAIN_SCHEMAS_PATH, 'openapi-chain.json', document, components);
+  mergeSchemaFragment(dir, 'pox', 'openapi-pox.json', document, components);
   return { document, components };
 }
 

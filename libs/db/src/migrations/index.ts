@@ -42,6 +42,8 @@ import * as m051 from './051-chain-read-models';
 import * as m052 from './052-mempool-receipt-height';
 import * as m053 from './053-block-tenure-lookups';
 import * as m054 from './054-microblock-tx-lookups';
+import * as m065 from './065-pox-events';
+import * as m066 from './066-pox-cycles';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -93,6 +95,8 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['052-mempool-receipt-height', m052],
   ['053-block-tenure-lookups', m053],
   ['054-microblock-tx-lookups', m054],
+  ['065-pox-events', m065],
+  ['066-pox-cycles', m066],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */

@@ -9,6 +9,7 @@ import { eventRow } from './event-rows';
 import { DEFAULT_PARKING_BOUNDS, parkBlock, type ParkingBounds } from './parked-blocks';
 import { decodeTxColumns, type DecodedTxColumns } from './tx-fields';
 import { applyBnsBlock } from '../bns';
+import { rewardSetInsert } from '../pox';
 import {
   buildUnnestInsert,
   columnTypesOf,
@@ -83,6 +84,8 @@ export async function applyNewBlock(
   const rows = prepared.get(block) ?? blockRows(block, hash);
   prepared.delete(block);
   await insertBlockData(writes, rows, extendsTip);
+  const rewardSet = rewardSetInsert(trx, block, hash);
+  if (rewardSet) await writes.add(rewardSet);
   if (extendsTip) await writes.add(advanceChainTip(trx, block, hash));
   await writes.flush();
   // The naming read models follow the canonical chain (ADR 0022); a reorg recomputes them in `setCanonical`.

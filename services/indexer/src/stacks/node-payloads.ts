@@ -1,3 +1,5 @@
+import type { NodeRewardSet } from '../pox';
+
 /** The parts of the node's payloads the indexer reads (reference/node-events.md). Amounts are strings. */
 
 interface NodeExecutionCost {
@@ -63,6 +65,8 @@ export interface NodeBlock {
   pox_v3_unlock_height?: number | null;
   signer_bitvec?: string | null;
   signer_signature?: string[] | null;
+  /** The reward set of `cycle_number`, on the block that fixes it (Nakamoto era; read by `../pox`). */
+  reward_set?: NodeRewardSet | null;
   transactions: NodeTx[];
   events: NodeEvent[];
   matured_miner_rewards?: NodeMinerReward[];

@@ -4,6 +4,7 @@ import { PG_TYPE } from '../binary-array';
 import { arrayParameter, runPrepared } from '../write-statements';
 import { addCanonicalAccountBlocks, removeAccountBlocks } from '../accounts';
 import { addCanonicalChainBlocks, removeChainBlocks } from '../chain';
+import { addCanonicalPoxBlocks, removePoxBlocks } from '../pox';
 
 /** Microblock sequence used for anchored transactions in the per-address ordering (sorts after microblock txs). */
 export const ANCHORED_SEQUENCE = 2147483647;
@@ -27,6 +28,7 @@ export async function addCanonicalBlockReadModels(trx: Knex.Transaction, blockHa
   await runPrepared(trx, ADD_READ_MODELS_SQL, [blockHashes]);
   await addCanonicalAccountBlocks(trx, blockHashes);
   await addCanonicalChainBlocks(trx, blockHashes);
+  await addCanonicalPoxBlocks(trx, blockHashes);
 }
 
 const ADDRESS_TXS_CTES = `parties AS (
@@ -76,6 +78,7 @@ export async function removeAddressTxs(trx: Knex.Transaction, blockHashes: strin
   );
   await removeAccountBlocks(trx, blockHashes);
   await removeChainBlocks(trx, blockHashes);
+  await removePoxBlocks(trx, blockHashes);
 }
 
 /**
@@ -216,6 +219,7 @@ export class DeferredReadModels {
     this.reset();
     await addCanonicalAccountBlocks(trx, blocks);
     await addCanonicalChainBlocks(trx, blocks);
+    await addCanonicalPoxBlocks(trx, blocks);
     const column = <K extends keyof DbAddressTx>(k: K, oid: number) =>
       arrayParameter(
         rows.map((r) => r[k]),

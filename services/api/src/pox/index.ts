@@ -1,0 +1,1 @@
+export { poxRouter } from './pox-router';

@@ -1,0 +1,1 @@
+export { addCanonicalPoxBlocks, removePoxBlocks, rewardSetInsert, type NodeRewardSet } from './pox-read-models';
