@@ -28,8 +28,10 @@ interface TipRow {
 
 /**
  * The highest block of the chain that was canonical at `$1` (the tip when the transaction started) and still is: walks
- * from that old tip down through the blocks a reorg has orphaned since. -1 when there was no tip, or when the walk
- * ends on an unknown parent (then everything canonical is new).
+ * from that old tip down through the blocks a reorg has orphaned since. When the walk ends on an unknown parent (the old
+ * chain's lowest stored block had none, as a recording that does not start at the genesis), the height under the lowest
+ * block it orphaned: what is canonical below was not on the old tip's stored chain and did not change (a block this
+ * transaction stored there is announced through `blocks`), so it is not announced again.
  */
 const FORK_HEIGHT_SQL = `WITH RECURSIVE back AS (
     SELECT index_block_hash, parent_index_block_hash, block_height, canonical FROM blocks WHERE index_block_hash = $1
@@ -38,7 +40,7 @@ const FORK_HEIGHT_SQL = `WITH RECURSIVE back AS (
     FROM back JOIN blocks b ON b.index_block_hash = back.parent_index_block_hash
     WHERE NOT back.canonical
   )
-  SELECT coalesce(max(block_height) FILTER (WHERE canonical), -1)::int AS fork_height,
+  SELECT coalesce(max(block_height) FILTER (WHERE canonical), min(block_height) - 1)::int AS fork_height,
          coalesce(array_agg(index_block_hash) FILTER (WHERE NOT canonical), '{}') AS orphaned
   FROM back`;
 
