@@ -196,6 +196,8 @@ interface PlanSummary {
   nodes: string;
   buffers: number;
   ms: number;
+  /** EXPLAIN (ANALYZE, BUFFERS) as text, as printed in the README. */
+  text: string;
 }
 
 /** The generic plan of a lookup (as the api's sessions plan it) run once: its node types and buffers read. */
@@ -215,7 +217,13 @@ async function explain(databaseUrl: string, text: string, values: unknown[]): Pr
       for (const c of p.Plans ?? []) walk(c);
     };
     walk(plan);
-    return { nodes: nodes.join(' › '), buffers: plan['Shared Hit Blocks'] + plan['Shared Read Blocks'], ms };
+    const textPlan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) EXECUTE lookup(${params})`);
+    return {
+      nodes: nodes.join(' › '),
+      buffers: plan['Shared Hit Blocks'] + plan['Shared Read Blocks'],
+      ms,
+      text: textPlan.rows.map((r) => r['QUERY PLAN']).join('\n'),
+    };
   } finally {
     await client.end();
   }
@@ -249,8 +257,9 @@ async function checkPlans(targets: Target[]): Promise<void> {
       console.log(
         `  ${label.padEnd(10)} ${t.label.padEnd(6)} ${String(p.buffers).padStart(4)} buffers ${p.ms.toFixed(3)} ms  ${p.nodes}`,
       );
+      console.log(p.text.replace(/^/gm, '      '));
       // The namespaces (a handful of rows) and the one-row tip may be scanned; the tables that grow may not.
-      if (/Seq Scan bns_(names|subdomains|zonefiles)( |$)/.test(p.nodes))
+      if (/Seq Scan bns_(names|subdomains|zonefiles|names_current|subdomains_current)( |$)/.test(p.nodes))
         problems.push(`${label} on ${t.label} scans a table: ${p.nodes}`);
     }
     const [small, big] = plans as [PlanSummary, PlanSummary];

@@ -8,6 +8,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { testInfra } from '@bda/test-support';
 import { createLogger, errorMiddleware, notFoundHandler } from '@bda/common';
+import { rebuildBnsCurrent } from '@bda/indexer';
 import { testAddress } from '../src/testing/builders';
 import { knexNamesDb, nameLookupRoutes, namesRouter } from '../src/names';
 import { DEFAULT_PAGE_LIMITS } from '../src/env';
@@ -95,6 +96,8 @@ describe('naming lookups on the plain path', () => {
       tx_index: 0,
       index_block_hash: '0xb200',
     });
+    // The current-state tables from that history, as the indexer computes them (the lookups read those).
+    await rebuildBnsCurrent(api.db);
     // The same handlers mounted on express, as `buildApp` mounts them, for comparison.
     const app = express();
     app.set('query parser', 'simple');

@@ -6,3 +6,4 @@ export * from './indexer-gauges';
 export * from './indexer-db';
 export * from './progress-route';
 export * from './runes/bitcoin-block-handler';
+export { rebuildBnsCurrent } from './bns';

@@ -44,6 +44,7 @@ import * as m053 from './053-block-tenure-lookups';
 import * as m054 from './054-microblock-tx-lookups';
 import * as m065 from './065-pox-events';
 import * as m066 from './066-pox-cycles';
+import * as m075 from './075-bns-current';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -97,6 +98,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['054-microblock-tx-lookups', m054],
   ['065-pox-events', m065],
   ['066-pox-cycles', m066],
+  ['075-bns-current', m075],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { DbBnsName, DbBnsNamespace, DbBnsSubdomain } from '@bda/db';
 import { BNS_CONTRACT_IDS, BNS_NAMES_ASSET_IDS, isBnsContract } from './bns-contract';
 import { type BnsBlockInput, type BnsEventInput, bnsBlockChanges, bnsKeysOf, type BnsTxInput, touchesBns } from './bns-changes';
+import { namespacesWithNewLeaseRules, refreshBnsCurrent } from './refresh-bns-current';
 import { subdomainRows } from './subdomain-rows';
 
 const NAME_KEY = ['fqn', 'index_block_hash', 'tx_id', 'event_index'];
@@ -46,10 +47,13 @@ async function priorState(trx: Knex.Transaction, keys: { names: string[]; namesp
   return { name: (fqn: string) => byName.get(fqn), namespace: (id: string) => byNamespace.get(id) };
 }
 
-/** Subdomain rows of the changes that set a zonefile already stored (the others get theirs when it arrives). */
-async function writeSubdomains(trx: Knex.Transaction, changes: readonly DbBnsName[]): Promise<void> {
+/**
+ * Subdomain rows of the changes that set a zonefile already stored (the others get theirs when it arrives); returns the
+ * subdomains they name.
+ */
+async function writeSubdomains(trx: Knex.Transaction, changes: readonly DbBnsName[]): Promise<string[]> {
   const setting = changes.filter((c) => c.sets_zonefile);
-  if (setting.length === 0) return;
+  if (setting.length === 0) return [];
   const hashes = [...new Set(setting.map((c) => c.zonefile_hash))];
   const stored: Array<{ zonefile_hash: string; zonefile: string }> = await trx('bns_zonefiles')
     .whereIn('zonefile_hash', hashes)
@@ -61,28 +65,52 @@ async function writeSubdomains(trx: Knex.Transaction, changes: readonly DbBnsNam
     if (zonefile !== undefined) rows.push(...subdomainRows(c, zonefile));
   }
   await insertRows(trx, 'bns_subdomains', rows, SUBDOMAIN_KEY);
+  return rows.map((r) => r.fqn);
 }
 
 /**
  * Applies one canonical block to the BNS read models (ADR 0022): called for each block that joins the canonical chain,
  * in height order, after its rows are stored. A block without BNS events or calls costs one scan of its rows in memory.
+ * The current rows of what it changed are recomputed (and of every name of a namespace it launched).
  */
 export async function applyBnsBlock(trx: Knex.Transaction, block: BnsBlockInput): Promise<void> {
   if (!touchesBns(block)) return;
   const changes = bnsBlockChanges(block, await priorState(trx, bnsKeysOf(block)));
-  await insertRows(trx, 'bns_namespaces', changes.namespaces, NAMESPACE_KEY);
+  const namespaces = await namespacesWithNewLeaseRules(
+    trx,
+    changes.namespaces.map((n) => n.namespace_id),
+    () => insertRows(trx, 'bns_namespaces', changes.namespaces, NAMESPACE_KEY),
+  );
   await insertRows(trx, 'bns_names', changes.names, NAME_KEY);
-  await writeSubdomains(trx, changes.names);
+  const subdomains = await writeSubdomains(trx, changes.names);
+  await refreshBnsCurrent(trx, { names: changes.names.map((n) => n.fqn), subdomains, namespaces });
 }
 
-/** Removes what blocks leaving the canonical chain wrote: the newest remaining rows are current again. */
+/**
+ * Removes what blocks leaving the canonical chain wrote: the newest remaining rows are current again, and the current
+ * rows of what they touched are recomputed from them.
+ */
 export async function removeBnsBlocks(trx: Knex.Transaction, blockHashes: readonly string[]): Promise<void> {
   if (blockHashes.length === 0) return;
-  for (const table of ['bns_subdomains', 'bns_names', 'bns_namespaces']) {
-    await trx(table)
-      .whereRaw('index_block_hash = ANY(?::text[])', [[...blockHashes]])
-      .delete();
-  }
+  const hashes = [...blockHashes];
+  const deleted = async (table: string, key: string): Promise<string[]> => {
+    const rows: Array<Record<string, string>> = await trx(table)
+      .whereRaw('index_block_hash = ANY(?::text[])', [hashes])
+      .delete()
+      .returning(key);
+    return rows.map((r) => r[key]!);
+  };
+  const subdomains = await deleted('bns_subdomains', 'fqn');
+  const names = await deleted('bns_names', 'fqn');
+  const touched: Array<{ namespace_id: string }> = await trx('bns_namespaces')
+    .whereRaw('index_block_hash = ANY(?::text[])', [hashes])
+    .distinct('namespace_id');
+  const namespaces = await namespacesWithNewLeaseRules(
+    trx,
+    touched.map((r) => r.namespace_id),
+    async () => void (await deleted('bns_namespaces', 'namespace_id')),
+  );
+  await refreshBnsCurrent(trx, { names, subdomains, namespaces });
 }
 
 /**
@@ -160,5 +188,5 @@ export async function applyBnsAttachments(trx: Knex.Transaction, items: readonly
   const changes: DbBnsName[] = await trx('bns_names')
     .whereIn('zonefile_hash', [...zonefiles.keys()])
     .andWhere('sets_zonefile', true);
-  await writeSubdomains(trx, changes);
+  await refreshBnsCurrent(trx, { subdomains: await writeSubdomains(trx, changes) });
 }

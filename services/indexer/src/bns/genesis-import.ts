@@ -5,6 +5,7 @@ import { createGunzip } from 'node:zlib';
 import type { Knex } from 'knex';
 import type { DbBnsName, DbBnsNamespace } from '@bda/db';
 import { toStacksAddress } from './bitcoin-address';
+import { namespacesWithNewLeaseRules, refreshBnsCurrent } from './refresh-bns-current';
 
 /**
  * The genesis import (ADR 0022): the Stacks 1.0 names, namespaces, zonefiles and subdomains that Stacks 2.0 carried
@@ -65,14 +66,22 @@ async function importChainstate(db: Knex, path: string, counts: GenesisImportCou
   let header = true;
   let namespaces: DbBnsNamespace[] = [];
   let names: DbBnsName[] = [];
+  // Each batch's current rows are recomputed whether or not its rows were new (a re-run repairs an interrupted one).
   const flush = async () => {
-    counts.namespaces += await insertIgnoring(db, 'bns_namespaces', namespaces, [
-      'namespace_id',
-      'index_block_hash',
-      'tx_id',
-      'event_index',
-    ]);
+    const launched = await namespacesWithNewLeaseRules(
+      db,
+      namespaces.map((n) => n.namespace_id),
+      async () => {
+        counts.namespaces += await insertIgnoring(db, 'bns_namespaces', namespaces, [
+          'namespace_id',
+          'index_block_hash',
+          'tx_id',
+          'event_index',
+        ]);
+      },
+    );
     counts.names += await insertIgnoring(db, 'bns_names', names, ['fqn', 'index_block_hash', 'tx_id', 'event_index']);
+    await refreshBnsCurrent(db, { names: names.map((n) => n.fqn), namespaces: launched });
     namespaces = [];
     names = [];
   };
@@ -204,6 +213,7 @@ async function importSubdomains(db: Knex, path: string, counts: GenesisImportCou
       column(7),
     ]);
     counts.subdomains += result.rows.length;
+    await refreshBnsCurrent(db, { subdomains: column(0) });
     rows = [];
   };
   for await (const line of lines(path)) {

@@ -1,1 +1,2 @@
 export { addCanonicalBnsBlocks, applyBnsAttachments, applyBnsBlock, removeBnsBlocks } from './apply-bns';
+export { rebuildBnsCurrent } from './refresh-bns-current';

@@ -4,33 +4,16 @@ import type { NamesDb } from './names-db';
 /**
  * What an address holds that resolves now, in name order: names whose current owner it is and whose lease is running
  * (not expired, not in the grace period, not revoked: what the contract's `name-resolve` accepts), and subdomains
- * whose current record it owns. The cost follows the rows naming the address, not the tables' size.
+ * whose current record it owns. One index range on each current-state table (migration 075): the cost follows what
+ * the address holds, not the tables' size.
  */
 export const NAMES_OF_ADDRESS = statement(
-  `WITH tip AS (SELECT coalesce((SELECT block_height FROM chain_tip), 0) AS height)
-   SELECT fqn FROM (
-     SELECT c.fqn
-     FROM (SELECT DISTINCT fqn FROM bns_names WHERE address = $1) a
-     CROSS JOIN LATERAL (
-       SELECT * FROM bns_names n WHERE n.fqn = a.fqn ORDER BY block_height DESC, tx_index DESC, event_index DESC LIMIT 1
-     ) c
-     LEFT JOIN LATERAL (
-       SELECT lifetime, revealed_at, launched_at FROM bns_namespaces WHERE namespace_id = c.namespace_id
-       ORDER BY block_height DESC, tx_index DESC, event_index DESC LIMIT 1
-     ) ns ON true, tip
-     WHERE c.address = $1 AND NOT c.revoked
-       AND (coalesce(ns.lifetime, 0) = 0
-            OR tip.height <= ns.lifetime + CASE
-                 WHEN c.registered_at IS NOT NULL THEN c.registered_at
-                 WHEN c.imported_at BETWEEN ns.revealed_at AND ns.launched_at THEN ns.launched_at
-                 ELSE 0 END)
+  `SELECT fqn FROM (
+     SELECT fqn FROM bns_names_current
+     WHERE address = $1 AND NOT revoked
+       AND (expire_block = 0 OR expire_block >= coalesce((SELECT block_height FROM chain_tip), 0))
      UNION ALL
-     SELECT c.fqn
-     FROM (SELECT DISTINCT fqn FROM bns_subdomains WHERE owner = $1) a
-     CROSS JOIN LATERAL (
-       SELECT fqn, owner FROM bns_subdomains s WHERE s.fqn = a.fqn ORDER BY seqn DESC, block_height, tx_index LIMIT 1
-     ) c
-     WHERE c.owner = $1
+     SELECT fqn FROM bns_subdomains_current WHERE owner = $1
    ) owned ORDER BY fqn`,
 );
 

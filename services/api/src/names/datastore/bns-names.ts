@@ -1,28 +1,27 @@
 import type { Knex } from 'knex';
-import type { DbBnsName } from '@bda/db';
 import { query, statement } from '../../datastore/read-statement';
 import type { NamesDb } from './names-db';
 import { NAMES_PAGE_SIZE } from '../routes/bns-params';
 
-/** The newest row of a name: its current state (rows exist for canonical blocks and the genesis import only). */
-const LATEST_NAME = `SELECT * FROM bns_names WHERE fqn = $1 ORDER BY block_height DESC, tx_index DESC, event_index DESC LIMIT 1`;
-
-/** A name's current state with what its expiry needs (its namespace's lease rules) and its zonefile. */
-export interface DbBnsNameState extends DbBnsName {
-  lifetime: string | null;
-  revealed_at: number | null;
-  launched_at: number | null;
+/**
+ * What `/v1/names/{name}` shows of a name's current state (`bns_names_current`, kept by the indexer from the history:
+ * migration 075, its expiry computed there from the namespace's lease rules), and its zonefile when it has arrived.
+ */
+export interface DbBnsNameState {
+  address: string;
+  zonefile_hash: string;
+  status: string;
+  tx_id: string;
+  /** Last block of the lease (int8 as text); '0' when it never expires. */
+  expire_block: string;
   zonefile: string | null;
 }
 
+/** One row by its key, and the zonefile by its key. */
 export const NAME_STATE = statement(
-  `SELECT n.*, ns.lifetime, ns.revealed_at, ns.launched_at, z.zonefile
-   FROM (${LATEST_NAME}) n
-   LEFT JOIN LATERAL (
-     SELECT lifetime, revealed_at, launched_at FROM bns_namespaces WHERE namespace_id = n.namespace_id
-     ORDER BY block_height DESC, tx_index DESC, event_index DESC LIMIT 1
-   ) ns ON true
-   LEFT JOIN bns_zonefiles z ON z.zonefile_hash = n.zonefile_hash`,
+  `SELECT n.address, n.zonefile_hash, n.status, n.tx_id, n.expire_block, z.zonefile
+   FROM bns_names_current n LEFT JOIN bns_zonefiles z ON z.zonefile_hash = n.zonefile_hash
+   WHERE n.fqn = $1`,
 );
 
 export async function getNameState(db: NamesDb, fqn: string): Promise<DbBnsNameState | undefined> {
@@ -30,7 +29,7 @@ export async function getNameState(db: NamesDb, fqn: string): Promise<DbBnsNameS
   return row;
 }
 
-const NAMES_PAGE = statement(`SELECT DISTINCT fqn FROM bns_names ORDER BY fqn LIMIT ${NAMES_PAGE_SIZE} OFFSET $1`);
+const NAMES_PAGE = statement(`SELECT fqn FROM bns_names_current ORDER BY fqn LIMIT ${NAMES_PAGE_SIZE} OFFSET $1`);
 
 /** A page of every name ever registered or imported (canonical), in name order. */
 export async function listNames(db: Knex, offset: number): Promise<string[]> {

@@ -3,8 +3,13 @@ import type { DbBnsSubdomain } from '@bda/db';
 import { query, statement } from '../../datastore/read-statement';
 import type { NamesDb } from './names-db';
 
-/** The current record of a subdomain: the highest `seqn`, the first seen among equal ones. */
-const LATEST_SUBDOMAIN = `SELECT * FROM bns_subdomains WHERE fqn = $1 ORDER BY seqn DESC, block_height, tx_index LIMIT 1`;
+/**
+ * The current record of a subdomain: the highest `seqn`, the first seen among equal ones (then the lowest parent
+ * zonefile hash, for the genesis import's records, all at height 0): the order of `bns_subdomains_latest` and of the
+ * indexer's `bns_subdomains_current`.
+ */
+const LATEST_SUBDOMAIN = `SELECT * FROM bns_subdomains WHERE fqn = $1
+  ORDER BY seqn DESC, block_height, tx_index, parent_zonefile_hash LIMIT 1`;
 
 export const SUBDOMAIN = statement(LATEST_SUBDOMAIN);
 

@@ -18,32 +18,13 @@ export interface BnsNameInfoResponse {
 const NAME_GRACE_PERIOD = 5000;
 
 /**
- * When the name's lease started, as the contract's `name-lease-started-at?` says: its registration (or last renewal);
- * for an imported name the namespace's launch when it was imported between reveal and launch, else 0.
- */
-function leaseStartedAt(row: DbBnsNameState): number {
-  if (row.registered_at !== null) return row.registered_at;
-  if (
-    row.imported_at !== null &&
-    row.revealed_at !== null &&
-    row.launched_at !== null &&
-    row.imported_at >= row.revealed_at &&
-    row.imported_at <= row.launched_at
-  ) {
-    return row.launched_at;
-  }
-  return 0;
-}
-
-/**
- * A name's state: `expire_block` is the lease's last block (`lease start + lifetime`) and `grace_period` the last block
- * the owner can still renew it (`expire_block + 5000`); both 0 for a namespace whose names never expire. `status` is
- * the name's last operation (`name-register`, `name-transfer`, `name-revoke`, …). `zonefile_hash` is 40 hex digits
- * without `0x` (empty once cleared); `zonefile` is there when the zonefile has arrived.
+ * A name's state: `expire_block` is the lease's last block (lease start + lifetime, computed by the indexer: ADR 0022)
+ * and `grace_period` the last block the owner can still renew it (`expire_block + 5000`); both 0 for a namespace whose
+ * names never expire. `status` is the name's last operation (`name-register`, `name-transfer`, `name-revoke`, …).
+ * `zonefile_hash` is 40 hex digits without `0x` (empty once cleared); `zonefile` is there when the zonefile has arrived.
  */
 export function toNameInfoResponse(row: DbBnsNameState): BnsNameInfoResponse {
-  const lifetime = Number(row.lifetime ?? 0);
-  const expire = lifetime === 0 ? 0 : leaseStartedAt(row) + lifetime;
+  const expire = Number(row.expire_block);
   const body: BnsNameInfoResponse = {
     address: row.address,
     blockchain: 'stacks',
