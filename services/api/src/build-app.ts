@@ -17,6 +17,7 @@ import { knexRunesDb, runesRoutes, type RunesDb } from './runes';
 import { knexNamesDb, nameLookupRoutes, namesRouter, pooledNamesDb } from './names';
 import { accountsRouter } from './accounts';
 import { contractsRouter } from './contracts';
+import { searchRouter } from './search';
 import { poxRouter } from './pox';
 import { DEFAULT_ROSETTA_OPTIONS, rosettaRouter, type RosettaOptions } from './rosetta';
 import { SERVER_VERSION } from './version';
@@ -141,6 +142,7 @@ function createApp(deps: ApiDeps, duration: DurationHistogram, runes: GetRoute[]
   app.use(namesRouter(deps.db, names));
   app.use(accountsRouter(deps.db, limits));
   app.use(contractsRouter(deps.db));
+  app.use(searchRouter(deps.db));
   app.use(poxRouter(deps.db));
   // The documented paths, for a method they do not take and for naming an undecodable parameter.
   const templates = pathTemplates(document);

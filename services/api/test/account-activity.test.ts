@@ -6,10 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { addressFromVersionHash, addressToString, AuthType, deserializeTransaction, txidFromData } from '@stacks/transactions';
+import pg from 'pg';
 import { expectMessage, testInfra } from '@bda/test-support';
 import { startApi, type ApiHarness } from './support/api-harness';
 import { accountLedger } from './support/account-ledger';
 import { loadRecordedEvents } from './support/replayed-database';
+import { PRINCIPAL_TRANSACTIONS } from '../src/accounts/datastore/v3-transactions';
 
 interface RawEvent {
   txid: string;
@@ -296,6 +298,125 @@ function expectedAddressTxs(chain: Chain, p: string) {
     });
 }
 
+/** The v3 transaction order: height, microblock sequence (anchored ones as int4 max), index; newest first. */
+const ANCHORED = 2147483647;
+
+/** The canonical transactions in the v3 order with their v3 cursors, from the raw blocks. */
+function expectedV3Order(chain: Chain): Array<{ txId: string; cursor: string }> {
+  const rows: Array<{ txId: string; height: number; seq: number; txIndex: number }> = [];
+  for (const b of chain.blocks) {
+    for (const t of b.transactions as Array<{ txid: string; tx_index: number; microblock_sequence?: number | null }>) {
+      rows.push({ txId: t.txid, height: b.block_height, seq: t.microblock_sequence ?? ANCHORED, txIndex: t.tx_index });
+    }
+  }
+  rows.sort((a, b) => b.height - a.height || b.seq - a.seq || b.txIndex - a.txIndex);
+  return rows.map((r) => ({ txId: r.txId, cursor: `${r.height}:${r.seq}:${r.txIndex}` }));
+}
+
+/**
+ * `/extended/v3/principals/{principal}/transactions/{tx_id}/balance-changes` of one of the principal's transactions:
+ * per asset in asset order (STX 1, FT 2, NFT 3, then by identifier), what it sent (STX: its fee as payer too) and
+ * received of it; NFTs count 1 a value. Only committed events of successful transactions move anything.
+ */
+function expectedBalanceChanges(chain: Chain, p: string, txId: string, status: Map<string, string>) {
+  const t = chain.txs.find((x) => x.txId === txId)!;
+  const rows = new Map<string, { type: number; id: string; sent: bigint; received: bigint }>();
+  const add = (type: number, id: string, sent: bigint, received: bigint) => {
+    const k = `${type}:${id}`;
+    const r = rows.get(k) ?? { type, id, sent: 0n, received: 0n };
+    r.sent += sent;
+    r.received += received;
+    rows.set(k, r);
+  };
+  if (t.payer === p) add(1, 'stx', t.fee, 0n);
+  if (status.get(txId) === 'success') {
+    for (const e of chain.eventsOf.get(txId) ?? []) {
+      if (!ASSET_TYPES.has(e.type)) continue;
+      const type = e.type.startsWith('stx_') ? 1 : e.type.startsWith('ft_') ? 2 : 3;
+      const id = type === 1 ? 'stx' : e.asset!;
+      const units = type === 3 ? 1n : e.amount;
+      if (e.sender === p && !e.type.endsWith('_mint_event')) add(type, id, units, 0n);
+      if (e.recipient === p && !e.type.endsWith('_burn_event')) add(type, id, 0n, units);
+    }
+  }
+  return [...rows.values()]
+    .sort((a, b) => a.type - b.type || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .map((r) => ({
+      asset: r.type === 1 ? { type: 'stx' } : { type: r.type === 2 ? 'ft' : 'nft', identifier: r.id },
+      balance_change: { sent: r.sent.toString(), received: r.received.toString(), net: (r.received - r.sent).toString() },
+    }));
+}
+
+/** The statuses of the canonical transactions, from the raw blocks. */
+function txStatuses(chain: Chain): Map<string, string> {
+  return new Map(chain.blocks.flatMap((b) => b.transactions.map((t) => [t.txid, t.status] as [string, string])));
+}
+
+/**
+ * The liquid STX supply after each canonical block, from the raw blocks: committed STX mints of successful (or
+ * unlisted) transactions, minus their burns, plus the coinbase of the matured miner rewards paid.
+ */
+function expectedSupply(fixture: string, chain: Chain): Map<number, bigint> {
+  const raw = new Map<string, { events: RawEvent[]; transactions: Array<{ txid: string; status: string }>; rewards: bigint }>();
+  for (const r of loadRecordedEvents(fixture).filter((e) => e.path === '/new_block')) {
+    const b = JSON.parse(r.body) as RawBlock & { matured_miner_rewards?: Array<{ coinbase_amount: string }> };
+    if (raw.has(b.index_block_hash)) continue;
+    const rewards = (b.matured_miner_rewards ?? []).reduce((s, m) => s + BigInt(m.coinbase_amount), 0n);
+    raw.set(b.index_block_hash, { events: b.events, transactions: b.transactions, rewards });
+  }
+  const out = new Map<number, bigint>();
+  let supply = 0n;
+  for (const c of chain.ledger.canonical) {
+    const b = raw.get(c.indexBlockHash)!;
+    const status = new Map(b.transactions.map((t) => [t.txid, t.status]));
+    for (const e of b.events) {
+      if (e.committed === false || (status.get(e.txid) ?? 'success') !== 'success') continue;
+      const amount = BigInt(str(((e[e.type] ?? {}) as Record<string, unknown>)['amount']) ?? '0');
+      if (e.type === 'stx_mint_event') supply += amount;
+      if (e.type === 'stx_burn_event') supply -= amount;
+    }
+    supply += b.rewards;
+    out.set(c.height, supply);
+  }
+  return out;
+}
+
+interface CursorPageBody<T> {
+  total: number;
+  limit: number;
+  cursor: { next: string | null; previous: string | null; current: string | null };
+  results: T[];
+}
+
+/** Every page of a v3 cursor list (`limit` rows a page), following `cursor.next`; each page's `previous` checked. */
+async function walkCursor<T>(
+  api: ApiHarness,
+  path: string,
+  limit: number,
+  checkPrevious = true,
+): Promise<{ rows: T[]; total: number }> {
+  const rows: T[] = [];
+  const currents: string[] = [];
+  let next: string | null = null;
+  let total = -1;
+  do {
+    const sep = path.includes('?') ? '&' : '?';
+    const q: string = `${path}${sep}limit=${limit}${next === null ? '' : `&cursor=${encodeURIComponent(next)}`}`;
+    const { status, body }: { status: number; body: CursorPageBody<T> } = await api.get(q);
+    expectMessage(q, () => expect(status).toBe(200));
+    expect(body.limit).toBe(limit);
+    if (total >= 0) expect(body.total).toBe(total);
+    total = body.total;
+    if (next !== null) expect(body.cursor.current).toBe(next);
+    // The page before this one starts `limit` rows newer (or at the newest row).
+    if (checkPrevious) expect(body.cursor.previous).toBe(currents.at(-1) ?? null);
+    if (body.cursor.current !== null) currents.push(body.cursor.current);
+    rows.push(...body.results);
+    next = body.cursor.next;
+  } while (next !== null);
+  return { rows, total };
+}
+
 const FIXTURES = ['fuzzed-transactions-1.tsv', 'mainnet-out-of-order-microblock.tsv', 'epoch-3-transition.tsv'];
 
 for (const fixture of FIXTURES) {
@@ -533,6 +654,283 @@ for (const fixture of FIXTURES) {
       expect(unknownCursor.status).toBe(404);
     });
 
+    it('lists every principal’s v3 transactions by cursor, with its part, the STX moved and the balance changes of each', async () => {
+      const status = txStatuses(chain);
+      // In the v3 order (a block's anchored transactions before its microblock ones, as the reference orders them).
+      const rank = new Map(expectedV3Order(chain).map((o, i) => [o.txId, i]));
+      let multi = 0;
+      for (const p of chain.principals) {
+        const want = expectedAddressTxs(chain, p).sort((a, b) => rank.get(a.txId)! - rank.get(b.txId)!);
+        const { rows, total } = await walkCursor<{
+          transaction: { tx_id: string };
+          involvement: string;
+          balance_changes: { stx: { sent: string; received: string; net: string } };
+          affected_balances: { stx: boolean; ft: boolean; nft: boolean };
+        }>(api, `/extended/v3/principals/${p}/transactions`, 10);
+        expectMessage(p, () => expect(total).toBe(want.length));
+        expectMessage(p, () =>
+          expect(
+            rows.map((r) => ({
+              txId: r.transaction.tx_id,
+              sent: r.balance_changes.stx.sent,
+              received: r.balance_changes.stx.received,
+            })),
+          ).toEqual(want.map((w) => ({ txId: w.txId, sent: w.stx_sent, received: w.stx_received }))),
+        );
+        for (const r of rows) {
+          const t = chain.txs.find((x) => x.txId === r.transaction.tx_id)!;
+          const mine = (chain.eventsOf.get(t.txId) ?? []).filter((e) => e.sender === p || e.recipient === p);
+          expectMessage(`${p} ${t.txId}`, () =>
+            expect({ involvement: r.involvement, affected: r.affected_balances, net: r.balance_changes.stx.net }).toEqual({
+              involvement: t.origin === p ? 'sender' : t.payer === p ? 'sponsor' : 'affected',
+              affected: {
+                stx:
+                  t.payer === p ||
+                  t.transfer?.recipient === p ||
+                  mine.some((e) => e.type.startsWith('stx_') && ASSET_TYPES.has(e.type)),
+                ft: mine.some((e) => e.type.startsWith('ft_')),
+                nft: mine.some((e) => e.type.startsWith('nft_')),
+              },
+              net: (BigInt(r.balance_changes.stx.received) - BigInt(r.balance_changes.stx.sent)).toString(),
+            }),
+          );
+        }
+        // Each of its first transactions asset by asset, two rows a page; then the first ones together.
+        for (const w of want.slice(0, 2)) {
+          const expected = expectedBalanceChanges(chain, p, w.txId, status);
+          const walked = await walkCursor(api, `/extended/v3/principals/${p}/transactions/${w.txId}/balance-changes`, 2);
+          expectMessage(`${p} ${w.txId}`, () => expect(walked).toEqual({ rows: expected, total: expected.length }));
+        }
+        const ids = want.slice(0, 3).map((w) => w.txId);
+        if (ids.length > 1) {
+          multi++;
+          const expected = ids.flatMap((id) => expectedBalanceChanges(chain, p, id, status).map((c) => ({ tx_id: id, ...c })));
+          const walked = await walkCursor(api, `/extended/v3/principals/${p}/balance-changes?tx_id=${ids.join(',')}`, 3);
+          expectMessage(p, () => expect(walked).toEqual({ rows: expected, total: expected.length }));
+          const repeated = await api.get(
+            `/extended/v3/principals/${p}/balance-changes?${ids.map((id) => `tx_id=${id}`).join('&')}&limit=50`,
+          );
+          expect(repeated.body.results).toEqual(expected);
+        }
+      }
+      expect(multi).toBeGreaterThan(0);
+      // A transaction the principal has no part in: nothing moved.
+      const p = chain.principals[0]!;
+      const none = await api.get(`/extended/v3/principals/${p}/transactions/0x${'cd'.repeat(32)}/balance-changes`);
+      expect(none.body).toEqual({ total: 0, limit: 20, cursor: { next: null, previous: null, current: null }, results: [] });
+    });
+
+    it('lists the canonical transactions (v3) by cursor, each by id with its events, and the STX supply', async () => {
+      const order = expectedV3Order(chain);
+      const limit = Math.max(2, Math.ceil(order.length / 4));
+      const { rows, total } = await walkCursor<{ tx_id: string; block: { height: number } }>(
+        api,
+        '/extended/v3/transactions',
+        limit,
+      );
+      expect(total).toBe(order.length);
+      expect(rows.map((r) => r.tx_id)).toEqual(order.map((o) => o.txId));
+      // A cursor `<height>:0:0` names the top of that block when no transaction sits there.
+      const mid = order[Math.floor(order.length / 2)]!;
+      const height = Number(mid.cursor.split(':')[0]);
+      const fromBlock = await api.get(`/extended/v3/transactions?cursor=${height}:0:0&limit=1`);
+      expect(fromBlock.body.results[0].tx_id).toBe(order.find((o) => o.cursor.startsWith(`${height}:`))!.txId);
+      const status = txStatuses(chain);
+      for (const t of chain.txs.slice(0, 3)) {
+        const one = await api.get(`/extended/v3/transactions/${t.txId}?include=post_conditions,result`);
+        expectMessage(t.txId, () => expect(one.status).toBe(200));
+        expect(one.body).toMatchObject({
+          tx_id: t.txId,
+          sender: { address: t.origin },
+          fee_rate: t.fee.toString(),
+          block: { height: t.height, tx_index: t.txIndex },
+          status: status.get(t.txId),
+        });
+        expect(one.body.post_conditions).toBeInstanceOf(Array);
+        expect(one.body.result.hex).toMatch(/^0x/);
+        if (t.transfer)
+          expect(one.body.token_transfer).toMatchObject({
+            recipient: t.transfer.recipient,
+            amount: t.transfer.amount.toString(),
+          });
+        const want = (chain.eventsOf.get(t.txId) ?? []).filter(
+          (e) => ASSET_TYPES.has(e.type) || e.type === 'stx_lock_event' || e.type === 'contract_event',
+        );
+        expect(one.body.event_count).toBe(want.length);
+        const events = await walkCursor<{ event_index: number }>(api, `/extended/v3/transactions/${t.txId}/events`, 3, false);
+        expectMessage(t.txId, () => expect(events).toEqual({ rows: expect.any(Array), total: want.length }));
+        expect(events.rows.map((e) => e.event_index)).toEqual(want.map((e) => e.eventIndex).sort((a, b) => a - b));
+      }
+      const unknown = await api.get(`/extended/v3/transactions/0x${'ab'.repeat(32)}`);
+      expect(unknown.status).toBe(404);
+      const unknownEvents = await api.get(`/extended/v3/transactions/0x${'ab'.repeat(32)}/events`);
+      expect(unknownEvents.status).toBe(404);
+
+      const supply = expectedSupply(fixture, chain);
+      const tip = await api.get('/extended/v3/tokens/stx/supply');
+      expect(tip.body).toEqual({ total: supply.get(chain.tip)!.toString(), projected_total_2050: '2318000000000000' });
+      for (const [h, micro] of [...supply.entries()].filter(
+        (_, i, all) => i % Math.ceil(all.length / 5) === 0 || i === all.length - 1,
+      )) {
+        const v1 = await api.get(`/extended/v1/stx_supply?height=${h}`);
+        const stx = `${micro / 1_000_000n}.${(micro % 1_000_000n).toString().padStart(6, '0')}`;
+        expectMessage(String(h), () =>
+          expect(v1.body).toEqual({
+            unlocked_percent: micro > 0n ? '100.00' : '0.00',
+            total_stx: stx,
+            total_stx_year_2050: '2318000000.000000',
+            unlocked_stx: stx,
+            block_height: h,
+          }),
+        );
+        expect(v1.headers.get('warning')).toMatch(/^299 /);
+      }
+    });
+
+    it('lists the pending transactions (v3), all and each principal’s, by cursor', async () => {
+      const all = await walkCursor<{ tx_id: string; receipt_time: number; status: string }>(
+        api,
+        '/extended/v3/mempool/transactions',
+        4,
+      );
+      expect(all.rows.map((r) => r.tx_id).sort()).toEqual(chain.pending.map((t) => t.txId).sort());
+      expect(all.total).toBe(chain.pending.length);
+      // Newest first: receipt time, then tx id, both descending.
+      const keys = all.rows.map((r) => [r.receipt_time, r.tx_id] as const);
+      expect(keys).toEqual([...keys].sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? 1 : -1)));
+      expect(new Set(all.rows.map((r) => r.status))).toEqual(new Set(all.rows.length ? ['pending'] : []));
+      const parties = chain.pending.flatMap((t) => [t.origin, t.transfer?.recipient, t.contract].filter((x) => x !== undefined));
+      for (const p of new Set([...chain.principals.slice(0, 3), ...parties.slice(0, 6)])) {
+        const want = chain.pending
+          .filter((t) => t.origin === p || t.transfer?.recipient === p || t.contract === p)
+          .map((t) => t.txId)
+          .sort();
+        const mine = await walkCursor<{ tx_id: string }>(api, `/extended/v3/principals/${p}/mempool/transactions`, 2);
+        expectMessage(p, () => expect(mine.rows.map((r) => r.tx_id).sort()).toEqual(want));
+        expect(mine.total).toBe(want.length);
+      }
+      if (chain.pending.length > 0) {
+        const t = chain.pending[0]!;
+        const one = await api.get(`/extended/v3/transactions/${t.txId}`);
+        expect(one.body).toMatchObject({
+          tx_id: t.txId,
+          status: 'pending',
+          sender: { address: t.origin },
+          fee_rate: t.fee.toString(),
+        });
+      }
+    });
+
+    it('finds blocks, transactions, pending transactions, contracts and addresses by id (search)', async () => {
+      const block = chain.blocks.at(-1)! as RawBlock & { block_hash: string; parent_block_hash: string; burn_block_time: number };
+      const found = await api.get(`/extended/v1/search/${block.block_hash.slice(2).toUpperCase()}`);
+      expect(found.status).toBe(200);
+      expect(found.body).toEqual({
+        found: true,
+        result: {
+          entity_id: block.block_hash,
+          entity_type: 'block_hash',
+          block_data: {
+            canonical: true,
+            hash: block.block_hash,
+            parent_block_hash: block.parent_block_hash,
+            burn_block_time: block.burn_block_time,
+            height: block.block_height,
+          },
+        },
+      });
+      const withBlock = await api.get(`/extended/v1/search/${block.block_hash}?include_metadata=true`);
+      expect(withBlock.body.result.metadata).toMatchObject({ hash: block.block_hash, height: block.block_height });
+      expect(withBlock.body.result.metadata.txs).toHaveLength(block.transactions.length);
+
+      const t = chain.txs.at(-1)!;
+      const tx = await api.get(`/extended/v1/search/${t.txId}?include_metadata=true`);
+      expect(tx.body.result).toMatchObject({
+        entity_id: t.txId,
+        entity_type: 'tx_id',
+        tx_data: { canonical: true, block_hash: block.block_hash, block_height: t.height },
+        metadata: { tx_id: t.txId, block_height: t.height, sender_address: t.origin },
+      });
+      const unknown = await api.get(`/extended/v1/search/0x${'cd'.repeat(32)}`);
+      expect(unknown.status).toBe(404);
+      expect(unknown.body).toMatchObject({ found: false, result: { entity_type: 'unknown_hash' } });
+      // A principal-shaped term whose checksum fails is the reference's `invalid_term`; a term of no such shape a 400.
+      const invalid = await api.get('/extended/v1/search/SP000000000000000000002Q6VF79');
+      expect(invalid.status).toBe(404);
+      expect(invalid.body.result).toEqual({ entity_type: 'invalid_term' });
+      const malformed = await api.get('/extended/v1/search/not-a-thing');
+      expect(malformed.status).toBe(400);
+      expect(malformed.body.message).toMatch(/^id: /);
+
+      // Addresses: one with history (its STX balance as metadata), and one nobody ever named.
+      const sender = t.origin;
+      const address = await api.get(`/extended/v1/search/${sender}?include_metadata=true`);
+      expect(address.body.result).toMatchObject({ entity_id: sender, entity_type: 'standard_address' });
+      expect(address.body.result.metadata.balance).toBe(chain.ledger.stxAt(sender).balance.toString());
+      const nobody = addressToString(addressFromVersionHash(22, 'fe'.repeat(20)));
+      const none = await api.get(`/extended/v1/search/${nobody}`);
+      expect(none.status).toBe(404);
+      expect(none.body.result).toEqual({ entity_type: 'standard_address' });
+
+      // A contract deployed in the fixture: its deploy transaction.
+      const deploy = chain.blocks
+        .flatMap((b) => b.transactions.map((x) => ({ raw: x.raw_tx, txid: x.txid, height: b.block_height })))
+        .find((x) =>
+          [1, 6].includes((deserializeTransaction(x.raw.replace(/^0x/, '')).payload as { payloadType: number }).payloadType),
+        );
+      if (deploy) {
+        const contract = chain.txs.find((x) => x.txId === deploy.txid)!.contract!;
+        const c = await api.get(`/extended/v1/search/${contract}?include_metadata=true`);
+        expect(c.body.result).toMatchObject({
+          entity_id: contract,
+          entity_type: 'contract_address',
+          tx_data: { tx_id: deploy.txid, block_height: deploy.height, tx_type: 'smart_contract' },
+          metadata: { tx_id: deploy.txid },
+        });
+      }
+      const undeployed = await api.get(`/extended/v1/search/${nobody}.nothing-here`);
+      expect(undeployed.status).toBe(404);
+      expect(undeployed.body.result).toEqual({ entity_type: 'contract_address' });
+      if (chain.pending.length > 0) {
+        const pending = await api.get(`/extended/v1/search/${chain.pending[0]!.txId}`);
+        expect(pending.body.result).toMatchObject({ entity_id: chain.pending[0]!.txId, entity_type: 'mempool_tx_id' });
+      }
+    });
+
+    it('answers malformed v3 and supply input with a 400 naming the parameter', async () => {
+      const p = [...chain.principals][0]!;
+      const cases: Array<[string, RegExp]> = [
+        ['/extended/v3/transactions?limit=0', /limit/],
+        ['/extended/v3/transactions?limit=51', /limit/],
+        ['/extended/v3/transactions?cursor=12', /cursor/],
+        ['/extended/v3/transactions?cursor=1:2:99999999999', /cursor/],
+        [`/extended/v3/transactions/0x${'ab'.repeat(32)}?include=everything`, /include/],
+        [`/extended/v3/transactions/0x${'ab'.repeat(32)}?include=result,result`, /include/],
+        [`/extended/v3/transactions/0x${'ab'.repeat(32)}/events?cursor=-1`, /cursor/],
+        [`/extended/v3/transactions/0x12/events`, /tx_id/],
+        ['/extended/v3/mempool/transactions?cursor=12:0x12', /cursor/],
+        [`/extended/v3/principals/${p}/transactions?cursor=a:b:c`, /cursor/],
+        [`/extended/v3/principals/SP123/transactions`, /principal/],
+        [`/extended/v3/principals/${p}/balance-changes`, /tx_id/],
+        [`/extended/v3/principals/${p}/balance-changes?tx_id=0x12`, /tx_id/],
+        [
+          `/extended/v3/principals/${p}/balance-changes?tx_id=${Array.from({ length: 51 }, (_, i) => `0x${i.toString(16).padStart(64, '0')}`).join(',')}`,
+          /tx_id/,
+        ],
+        [`/extended/v3/principals/${p}/balance-changes?tx_id=0x${'ab'.repeat(32)}&cursor=1:2:stx`, /cursor/],
+        [`/extended/v3/principals/${p}/transactions/0x${'ab'.repeat(32)}/balance-changes?cursor=stx`, /cursor/],
+        [`/extended/v3/principals/${p}/mempool/transactions?limit=abc`, /limit/],
+        ['/extended/v1/stx_supply?height=-1', /height/],
+        ['/extended/v1/stx_supply/legacy_format?unanchored=yes', /unanchored/],
+        [`/extended/v1/search/${p}?include_metadata=1`, /include_metadata/],
+      ];
+      for (const [path, message] of cases) {
+        const { status, body } = await api.get(path);
+        expectMessage(path, () => expect(status).toBe(400));
+        expectMessage(path, () => expect(body.message).toMatch(message));
+      }
+    });
+
     it('answers malformed input with a 400 naming the parameter, and unknown blocks with a 404', async () => {
       const p = [...chain.principals][0]!;
       const both = await api.get(`/extended/v1/address/${p}/stx_inbound?height=1&until_block=1`);
@@ -552,3 +950,87 @@ for (const fixture of FIXTURES) {
     });
   });
 }
+
+describe('a page of a long principal history (v3)', () => {
+  interface PlanNode {
+    'Node Type': string;
+    'Relation Name'?: string;
+    'Index Name'?: string;
+    'Actual Rows': number;
+    'Actual Loops': number;
+    Plans?: PlanNode[];
+  }
+  const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
+  let api: ApiHarness;
+
+  beforeAll(async () => {
+    api = await startApi(testInfra().databaseUrl, { fixture: 'fuzzed-transactions-1.tsv' });
+  }, 300_000);
+
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it('reads the page’s rows of principal_txs by primary key and their transactions by key, however long the history', async () => {
+    // 5,000 history rows of one principal, each naming a copy of a real transaction: a history far longer than a page.
+    const heavy = addressToString(addressFromVersionHash(22, 'ab'.repeat(20)));
+    const { rows: columns } = (await api.db.raw(
+      "SELECT column_name AS c FROM information_schema.columns WHERE table_name = 'txs' ORDER BY ordinal_position",
+    )) as { rows: Array<{ c: string }> };
+    const copied: Record<string, string> = {
+      tx_id: "'0x' || md5(g::text)",
+      index_block_hash: "'0x' || md5('b' || g)",
+      block_height: 'g',
+      canonical: 'true',
+    };
+    await api.db.raw(
+      `INSERT INTO txs (${columns.map(({ c }) => c).join(', ')})
+       SELECT ${columns.map(({ c }) => copied[c] ?? `t.${c}`).join(', ')}
+       FROM (SELECT * FROM txs WHERE canonical AND tx_index = 0 AND microblock_sequence IS NULL LIMIT 1) t,
+            generate_series(1, 5000) g`,
+    );
+    await api.db.raw(
+      `INSERT INTO principal_txs (principal, block_height, microblock_sequence, tx_index, tx_id, index_block_hash, stx_sent,
+                                  stx_received, stx_balance_affected, ft_balance_affected, nft_balance_affected)
+       SELECT ?, g, 2147483647, 0, '0x' || md5(g::text), '0x' || md5('b' || g), 1, 0, true, false, false
+       FROM generate_series(1, 5000) g`,
+      [heavy],
+    );
+    await api.db.raw('INSERT INTO principal_tx_counts (principal, tx_count) VALUES (?, 5000)', [heavy]);
+    await api.db.raw('VACUUM (ANALYZE) principal_txs, txs');
+    const page = await api.get(`/extended/v3/principals/${heavy}/transactions?limit=5&cursor=2500:2147483647:0`);
+    expect(page.body.total).toBe(5000);
+    expect(page.body.results.map((r: { transaction: { block: { height: number } } }) => r.transaction.block.height)).toEqual([
+      2500, 2499, 2498, 2497, 2496,
+    ]);
+    expect(page.body.cursor).toEqual({ next: '2495:2147483647:0', previous: '2505:2147483647:0', current: '2500:2147483647:0' });
+    // As the api runs it: a named prepared statement with its generic plan (see `datastore/read-statement.ts`).
+    const client = new pg.Client({ connectionString: api.databaseUrl, options: '-c plan_cache_mode=force_generic_plan' });
+    await client.connect();
+    try {
+      const { name, text } = PRINCIPAL_TRANSACTIONS;
+      for (const [h, s, i] of [
+        [2147483647, 2147483647, 2147483647],
+        [2500, 2147483647, 0],
+      ] as const) {
+        await client.query({ name, text, values: [5, h, s, i, heavy] });
+        const explained = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
+          `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ${name}(5, ${h}, ${s}, ${i}, ${client.escapeLiteral(heavy)})`,
+        );
+        const plan = nodes(explained.rows[0]!['QUERY PLAN'][0]!.Plan);
+        const read = (table: string) =>
+          plan.filter((n) => n['Relation Name'] === table).reduce((sum, n) => sum + n['Actual Rows'] * n['Actual Loops'], 0);
+        // The page (limit + 1), the rows above it for the previous cursor (limit), and the cursor's own row at most.
+        expectMessage(JSON.stringify(plan.map((n) => [n['Node Type'], n['Index Name'], n['Actual Rows']])), () =>
+          expect(read('principal_txs')).toBeLessThanOrEqual(5 + 1 + 5 + 1),
+        );
+        expect(read('txs')).toBe(6);
+        expect(plan.filter((n) => n['Relation Name'] === 'principal_txs').every((n) => n['Node Type'].startsWith('Index'))).toBe(
+          true,
+        );
+      }
+    } finally {
+      await client.end();
+    }
+  });
+});

@@ -230,4 +230,119 @@ describe(`@stacks/blockchain-api-client against the accounts endpoints after rep
     }
     expect(checks.length).toBe(20);
   });
+
+  it('reads the v3 transaction lists, the STX supply and the search through the client, with the same bodies the api gives', async () => {
+    const holder =
+      [...ledger.principals].find((p) => ledger.tokensAt(p, 'ft').size > 0 && ledger.tokensAt(p, 'nft').size > 0) ??
+      [...ledger.principals].find((p) => ledger.tokensAt(p, 'ft').size > 0)!;
+    const path = { principal: holder };
+    const query = { limit: 5 };
+    const mine = valid(
+      '/extended/v3/principals/{principal}/transactions',
+      await client.GET('/extended/v3/principals/{principal}/transactions', { params: { path, query } }),
+    );
+    expect(mine.total).toBeGreaterThan(0);
+    const txIds = mine.results.map((r) => r.transaction.tx_id);
+    const checks: Array<[string, { data?: unknown; error?: unknown; response: Response }, string]> = [
+      [
+        '/extended/v3/principals/{principal}/transactions',
+        await client.GET('/extended/v3/principals/{principal}/transactions', {
+          params: { path, query: { limit: 2, cursor: mine.cursor.current! } },
+        }),
+        `/extended/v3/principals/${holder}/transactions?limit=2&cursor=${mine.cursor.current}`,
+      ],
+      [
+        '/extended/v3/principals/{principal}/transactions/{tx_id}/balance-changes',
+        await client.GET('/extended/v3/principals/{principal}/transactions/{tx_id}/balance-changes', {
+          params: { path: { principal: holder, tx_id: txIds[0]! } },
+        }),
+        `/extended/v3/principals/${holder}/transactions/${txIds[0]}/balance-changes`,
+      ],
+      [
+        '/extended/v3/principals/{principal}/balance-changes',
+        await client.GET('/extended/v3/principals/{principal}/balance-changes', { params: { path, query: { tx_id: txIds } } }),
+        `/extended/v3/principals/${holder}/balance-changes?${txIds.map((id) => `tx_id=${id}`).join('&')}`,
+      ],
+      [
+        '/extended/v3/principals/{principal}/mempool/transactions',
+        await client.GET('/extended/v3/principals/{principal}/mempool/transactions', { params: { path } }),
+        `/extended/v3/principals/${holder}/mempool/transactions`,
+      ],
+      [
+        '/extended/v3/transactions',
+        await client.GET('/extended/v3/transactions', { params: { query } }),
+        '/extended/v3/transactions?limit=5',
+      ],
+      [
+        '/extended/v3/transactions/{tx_id}',
+        await client.GET('/extended/v3/transactions/{tx_id}', {
+          params: { path: { tx_id: txIds[0]! }, query: { include: ['post_conditions', 'result', 'function_args'] } },
+        }),
+        `/extended/v3/transactions/${txIds[0]}?include=post_conditions,result,function_args`,
+      ],
+      [
+        '/extended/v3/transactions/{tx_id}/events',
+        await client.GET('/extended/v3/transactions/{tx_id}/events', { params: { path: { tx_id: txIds[0]! } } }),
+        `/extended/v3/transactions/${txIds[0]}/events`,
+      ],
+      [
+        '/extended/v3/mempool/transactions',
+        await client.GET('/extended/v3/mempool/transactions', { params: { query } }),
+        '/extended/v3/mempool/transactions?limit=5',
+      ],
+      ['/extended/v1/stx_supply', await client.GET('/extended/v1/stx_supply/', {}), '/extended/v1/stx_supply'],
+      [
+        '/extended/v1/stx_supply/legacy_format',
+        await client.GET('/extended/v1/stx_supply/legacy_format', { params: { query: { height: 1 } } }),
+        '/extended/v1/stx_supply/legacy_format?height=1',
+      ],
+      [
+        '/extended/v1/search/{id}',
+        await client.GET('/extended/v1/search/{id}', { params: { path: { id: txIds[0]! }, query: { include_metadata: true } } }),
+        `/extended/v1/search/${txIds[0]}?include_metadata=true`,
+      ],
+      [
+        '/extended/v1/search/{id}',
+        await client.GET('/extended/v1/search/{id}', { params: { path: { id: holder }, query: { include_metadata: true } } }),
+        `/extended/v1/search/${holder}?include_metadata=true`,
+      ],
+    ];
+    for (const [template, result, url] of checks) {
+      const data = valid(template, result);
+      const direct = await api.get(url);
+      expectMessage(template, () => expect(data).toEqual(direct.body));
+    }
+    // The supply the raw fixture says: committed STX mints less burns, plus the coinbase of matured miner rewards.
+    let supply = 0n;
+    for (const r of loadRecordedEvents(FIXTURE).filter((e) => e.path === '/new_block')) {
+      const b = JSON.parse(r.body) as {
+        transactions: Array<{ txid: string; status: string }>;
+        events: Array<{ txid: string; type: string; committed?: boolean; [k: string]: unknown }>;
+        matured_miner_rewards?: Array<{ coinbase_amount: string }>;
+      };
+      const status = new Map(b.transactions.map((t) => [t.txid, t.status]));
+      for (const e of b.events) {
+        if (e.committed === false || (status.get(e.txid) ?? 'success') !== 'success') continue;
+        const amount = BigInt((e[e.type] as { amount?: string } | undefined)?.amount ?? '0');
+        if (e.type === 'stx_mint_event') supply += amount;
+        if (e.type === 'stx_burn_event') supply -= amount;
+      }
+      for (const m of b.matured_miner_rewards ?? []) supply += BigInt(m.coinbase_amount);
+    }
+    const stx = `${supply / 1_000_000n}.${(supply % 1_000_000n).toString().padStart(6, '0')}`;
+    expect((checks[8]![1].data as { total_stx: string }).total_stx).toBe(stx);
+    for (const plain of ['/extended/v1/stx_supply/total/plain', '/extended/v1/stx_supply/circulating/plain'] as const) {
+      const r = await client.GET(plain, { parseAs: 'text' });
+      expect(r.response.status).toBe(200);
+      expect(r.response.headers.get('content-type')).toMatch(/^text\/plain/);
+      expect(r.data).toBe(stx);
+    }
+    const v3 = await api.get('/extended/v3/tokens/stx/supply');
+    expect(v3.body).toEqual({ total: supply.toString(), projected_total_2050: '2318000000000000' });
+    // Not found: the client sees the 404 with the reference's body.
+    const unknown = await client.GET('/extended/v1/search/{id}', { params: { path: { id: `0x${'cd'.repeat(32)}` } } });
+    expect(unknown.response.status).toBe(404);
+    schemaValidator.validateResponse('/extended/v1/search/{id}', 'get', 404, unknown.error);
+    expect(unknown.error).toMatchObject({ found: false, result: { entity_type: 'unknown_hash' } });
+  });
 });

@@ -44,7 +44,11 @@ import * as m053 from './053-block-tenure-lookups';
 import * as m054 from './054-microblock-tx-lookups';
 import * as m065 from './065-pox-events';
 import * as m066 from './066-pox-cycles';
+import * as m070 from './070-principal-activity';
+import * as m071 from './071-stx-supply';
 import * as m075 from './075-bns-current';
+
+export { principalActivityInsertSql } from './070-principal-activity';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -98,6 +102,8 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['054-microblock-tx-lookups', m054],
   ['065-pox-events', m065],
   ['066-pox-cycles', m066],
+  ['070-principal-activity', m070],
+  ['071-stx-supply', m071],
   ['075-bns-current', m075],
 ];
 

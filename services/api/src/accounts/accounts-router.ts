@@ -8,15 +8,18 @@ import { ftBalanceRoutes } from './routes/ft-balances';
 import { noncesRoutes } from './routes/nonces';
 import { principalPositionsRoutes } from './routes/principal-positions';
 import { stxBalanceRoutes } from './routes/stx-balance';
+import { stxSupplyRoutes } from './routes/stx-supply';
 import { tokenRoutes } from './routes/tokens';
 import { txsWithTransfersRoutes } from './routes/txs-with-transfers';
+import { v3TransactionRoutes } from './routes/v3-transactions';
 
 /**
  * The accounts family (ADR 0024): an address's STX and token balances, at the tip or at a height, and its nonces; read from the
  * balance read models the indexer keeps in each block's transaction (one index read a balance, no sum over events). Also
  * its activity as the reference API lists it: asset events, inbound transfers, pending transactions, and its
  * transactions with the transfers it made in each (v1 and v2 forms); and the token lists (NFT holdings, history and
- * mints, a fungible token's holders).
+ * mints, a fungible token's holders); the v3 transaction lists (all, a principal's with its balance changes, the
+ * mempool's) and the STX supply.
  */
 export function accountsRouter(db: Knex, limits: PageLimits): Router {
   const router = express.Router();
@@ -29,5 +32,7 @@ export function accountsRouter(db: Knex, limits: PageLimits): Router {
   router.use(addressTransactionsRoutes(db, limits));
   router.use(principalPositionsRoutes(db));
   router.use(tokenRoutes(db));
+  router.use(v3TransactionRoutes(db, limits));
+  router.use(stxSupplyRoutes(db));
   return router;
 }

@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import { addNftBlock, removeNftBlocks } from './nft-owners';
+import { addActivityBlock, removeActivityBlocks } from './principal-activity';
 import { addStxBlock, removeStxBlock } from './stx-balances';
+import { addSupplyBlock, removeSupplyBlock } from './stx-supply';
 import { addTokenBlock, refreshTokenBalances, removeTokenBlock } from './token-balances';
 
 interface BlockRef {
@@ -16,7 +18,8 @@ async function heightsOf(trx: Knex.Transaction, blockHashes: readonly string[]):
 }
 
 /**
- * The account read models (ADR 0024) of blocks joining the canonical chain, from their stored events, transactions
+ * The account read models (ADR 0024; the STX supply and the principals' per-transaction activity, migrations 070–071)
+ * of blocks joining the canonical chain, from their stored events, transactions
  * and miner rewards: lowest first, so each block's running totals build on the one below.
  */
 export async function addCanonicalAccountBlocks(trx: Knex.Transaction, blockHashes: readonly string[]): Promise<void> {
@@ -26,6 +29,8 @@ export async function addCanonicalAccountBlocks(trx: Knex.Transaction, blockHash
     await addStxBlock(trx, block.index_block_hash, block.block_height);
     keys.push(...(await addTokenBlock(trx, block.index_block_hash, block.block_height)));
     await addNftBlock(trx, block.index_block_hash);
+    await addSupplyBlock(trx, block.index_block_hash, block.block_height);
+    await addActivityBlock(trx, block.index_block_hash);
   }
   await refreshTokenBalances(trx, keys);
 }
@@ -36,8 +41,10 @@ export async function removeAccountBlocks(trx: Knex.Transaction, blockHashes: re
   const keys = [];
   for (const block of (await heightsOf(trx, blockHashes)).reverse()) {
     await removeStxBlock(trx, block.index_block_hash);
+    await removeSupplyBlock(trx, block.index_block_hash);
     keys.push(...(await removeTokenBlock(trx, block.index_block_hash)));
   }
   await removeNftBlocks(trx, blockHashes);
+  await removeActivityBlocks(trx, blockHashes);
   await refreshTokenBalances(trx, keys);
 }

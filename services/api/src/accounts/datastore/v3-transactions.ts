@@ -1,0 +1,454 @@
+import type { Knex } from 'knex';
+import type { DbChainTip, DbEvent } from '@bda/db';
+import { FROM_TIP, TIP_SELECT, tipOf, type TipColumns } from '../../datastore/chain-tip';
+import { query, rowsCarrying, statement } from '../../datastore/read-statement';
+// The chain family's transaction and mempool rows: every list of transactions reads the same rows (see the report on ADR 0023).
+import { txParents, txRowSelect, txRowsOf, txSelect, type DbTxRow } from '../../chain/datastore/txs';
+import { mempoolSelect, prefixedMempoolTxOf, type DbMempoolTxRow } from '../../chain/datastore/mempool';
+import { ANCHORED_SEQUENCE, V3_EVENT_TYPES } from '../mappers/v3-transactions';
+
+/** A v3 transaction cursor: the newest row of the page is at or below this chain position. */
+export interface TxPosition {
+  height: number;
+  sequence: number;
+  txIndex: number;
+}
+
+/** The bound of a first page: above every position. */
+const TOP: TxPosition = { height: 2147483647, sequence: 2147483647, txIndex: 2147483647 };
+
+/** The largest transaction index the reference API's cursors resolve `<height>:0:0` to (int2 max). */
+const MAX_TX_INDEX = 32767;
+
+/**
+ * A page of transactions in chain order, newest first, from a cursor, in one statement: `$1` limit, `$2`…`$4` the
+ * cursor's height, microblock sequence and index (a cursor `<height>:0:0` that names no row of the list means the
+ * top of that block, as the reference API resolves it); `limit + 1` rows (the last one is the next page's first);
+ * the list's total; and the previous page's first row (the `limit`-th newer row, or the newest when there are fewer).
+ * `from` is the list's table as `x`, `where` its condition, `seq` its microblock sequence expression (the
+ * `txs_canonical_order` index's for `txs`). Each row of the page is read from `txs` by primary key in a LATERAL
+ * subquery that `OFFSET 0` keeps whole (ADR 0017).
+ */
+function txPageText(list: {
+  from: string;
+  where: string;
+  seq: string;
+  total: string;
+  /** More columns of the list's rows, `[expression over x, name]`. */
+  extra: Array<[string, string]>;
+}): string {
+  const key = `x.block_height, ${list.seq}, x.tx_index`;
+  const extraSelect = list.extra.map(([e, n]) => `, ${e} AS ${n}`).join('');
+  const extraOf = (alias: string) => list.extra.map(([, n]) => `, ${alias}.${n}`).join('');
+  return `WITH exact AS (
+       SELECT ($3::int <> 0 OR $4::int <> 0 OR EXISTS (
+         SELECT 1 FROM ${list.from} WHERE ${list.where} AND (${key}) = ($2::int, $3::int, $4::int)
+       )) AS yes
+     ),
+     cur AS (
+       SELECT $2::int AS h, CASE WHEN exact.yes THEN $3::int ELSE ${ANCHORED_SEQUENCE} END AS s,
+              CASE WHEN exact.yes THEN $4::int ELSE ${MAX_TX_INDEX} END AS i
+       FROM exact
+     ),
+     page AS (
+       SELECT k.* FROM cur CROSS JOIN LATERAL (
+         SELECT x.tx_id, x.index_block_hash, x.block_height AS k_height, ${list.seq} AS k_seq, x.tx_index AS k_index${extraSelect}
+         FROM ${list.from}
+         WHERE ${list.where} AND (${key}) <= (cur.h, cur.s, cur.i)
+         ORDER BY x.block_height DESC, ${list.seq} DESC, x.tx_index DESC
+         LIMIT $1::int + 1
+       ) k
+     ),
+     first AS (SELECT * FROM page ORDER BY k_height DESC, k_seq DESC, k_index DESC LIMIT 1),
+     prev AS (
+       SELECT q.* FROM first CROSS JOIN LATERAL (
+         SELECT x.block_height AS h, ${list.seq} AS s, x.tx_index AS i
+         FROM ${list.from}
+         WHERE ${list.where} AND (${key}) > (first.k_height, first.k_seq, first.k_index)
+         ORDER BY x.block_height, ${list.seq}, x.tx_index
+         LIMIT $1::int
+       ) q
+       ORDER BY q.h DESC, q.s DESC, q.i DESC LIMIT 1
+     )
+     SELECT ${TIP_SELECT}, ${list.total} AS total, (SELECT h || ':' || s || ':' || i FROM prev) AS prev_cursor,
+            ${txRowSelect('r')}, r.k_height, r.k_seq, r.k_index${extraOf('r')}
+     FROM ${FROM_TIP}
+     LEFT JOIN LATERAL (
+       SELECT t.*, k.k_height, k.k_seq, k.k_index${extraOf('k')}
+       FROM page k
+       CROSS JOIN LATERAL (
+         SELECT ${txSelect('t')} FROM txs t ${txParents('t')}
+         WHERE t.tx_id = k.tx_id AND t.index_block_hash = k.index_block_hash
+         OFFSET 0
+       ) t
+     ) r ON true
+     ORDER BY r.k_height DESC, r.k_seq DESC, r.k_index DESC`;
+}
+
+const SEQ = `coalesce(x.microblock_sequence, ${ANCHORED_SEQUENCE})`;
+
+/**
+ * `/extended/v3/transactions`: the canonical transactions (an index-only walk of `txs_canonical_order` from the
+ * cursor), the total from the indexer's `chain_tx_counts`.
+ */
+const TRANSACTIONS = statement(
+  txPageText({
+    from: 'txs x',
+    where: 'x.canonical',
+    seq: SEQ,
+    total: 'coalesce((SELECT sum(n.tx_count) FROM chain_tx_counts n), 0)',
+    extra: [],
+  }),
+);
+
+/**
+ * `/extended/v3/principals/{principal}/transactions` (`$5` the principal): its rows of `principal_txs` (migration
+ * 070) from the cursor, one range of the primary key, with what each moved for it; the total from
+ * `principal_tx_counts`. No step of it reads more than the page of the principal's history.
+ */
+export const PRINCIPAL_TRANSACTIONS = statement(
+  txPageText({
+    from: 'principal_txs x',
+    where: 'x.principal = $5::text',
+    seq: 'x.microblock_sequence',
+    total: 'coalesce((SELECT c.tx_count FROM principal_tx_counts c WHERE c.principal = $5::text), 0)',
+    extra: [
+      ['x.stx_sent::text', 'stx_sent'],
+      ['x.stx_received::text', 'stx_received'],
+      ['x.stx_balance_affected', 'stx_balance_affected'],
+      ['x.ft_balance_affected', 'ft_balance_affected'],
+      ['x.nft_balance_affected', 'nft_balance_affected'],
+    ],
+  }),
+);
+
+export interface DbPrincipalTxActivity {
+  stx_sent: string;
+  stx_received: string;
+  stx_balance_affected: boolean;
+  ft_balance_affected: boolean;
+  nft_balance_affected: boolean;
+}
+
+interface TxSummaryPage<T> {
+  tip: DbChainTip | null;
+  total: number;
+  /** The page and, when there is a next page, its first row after it. */
+  rows: T[];
+  prevCursor: string | null;
+}
+
+type PageRow = TipColumns & { total: string | number | null; prev_cursor: string | null; tx_id: string | null };
+
+function pageOf<T>(rows: PageRow[]): TxSummaryPage<T> {
+  const first = rows[0]!;
+  return {
+    tip: tipOf(first),
+    total: Number(first.total ?? 0),
+    rows: txRowsOf(rows) as T[],
+    prevCursor: first.prev_cursor,
+  };
+}
+
+export async function getTransactionSummaries(
+  db: Knex,
+  limit: number,
+  cursor: TxPosition | null,
+): Promise<TxSummaryPage<DbTxRow>> {
+  const c = cursor ?? TOP;
+  return pageOf(await query<PageRow>(db, TRANSACTIONS, [limit, c.height, c.sequence, c.txIndex]));
+}
+
+export async function getPrincipalTransactionSummaries(
+  db: Knex,
+  principal: string,
+  limit: number,
+  cursor: TxPosition | null,
+): Promise<TxSummaryPage<DbTxRow & DbPrincipalTxActivity>> {
+  const c = cursor ?? TOP;
+  return pageOf(await query<PageRow>(db, PRINCIPAL_TRANSACTIONS, [limit, c.height, c.sequence, c.txIndex, principal]));
+}
+
+/**
+ * `/extended/v3/transactions/{tx_id}` (`$1`): the canonical mined row with the number of its committed events of the
+ * v3 kinds, or else the pending mempool row (as the reference reads `pruned = false`).
+ */
+const TRANSACTION = statement(
+  `SELECT ${TIP_SELECT}, ${txSelect('t')}, c.v3_event_count, ${mempoolSelect('m', 'mempool_')}
+   FROM ${FROM_TIP}
+   LEFT JOIN LATERAL (SELECT x.* FROM txs x WHERE x.tx_id = $1 AND x.canonical LIMIT 1) t ON true
+   ${txParents('t')}
+   LEFT JOIN LATERAL (
+     SELECT count(*) AS v3_event_count FROM events e
+     WHERE e.tx_id = t.tx_id AND e.index_block_hash = t.index_block_hash AND e.committed AND e.type IN ${V3_EVENT_TYPES}
+   ) c ON true
+   LEFT JOIN mempool_txs m ON m.tx_id = $1 AND t.tx_id IS NULL AND m.status = 'pending'`,
+);
+
+type V3TxById =
+  { kind: 'mined'; tip: DbChainTip | null; tx: DbTxRow; eventCount: number } | { kind: 'mempool'; tx: DbMempoolTxRow };
+
+export async function getTransactionV3(db: Knex, txId: string): Promise<V3TxById | null> {
+  const [row] = await query<TipColumns & { tx_id: string | null; v3_event_count: string }>(db, TRANSACTION, [txId]);
+  const [tx] = txRowsOf([row!]);
+  if (tx) return { kind: 'mined', tip: tipOf(row!), tx, eventCount: Number(row!.v3_event_count) };
+  const pending = prefixedMempoolTxOf(row!, 'mempool_');
+  return pending ? { kind: 'mempool', tx: pending } : null;
+}
+
+/**
+ * `/extended/v3/transactions/{tx_id}/events` (`$1` tx id, `$2` first event index, `$3` limit): whether a canonical
+ * transaction has the id, its number of committed events of the v3 kinds, and `limit + 1` of them from the cursor in
+ * event order (index `events_tx`).
+ */
+const TRANSACTION_EVENTS = statement(
+  `SELECT ${TIP_SELECT}, (t.tx_id IS NOT NULL) AS found, c.total, p.*
+   FROM ${FROM_TIP}
+   LEFT JOIN LATERAL (SELECT x.tx_id, x.index_block_hash FROM txs x WHERE x.tx_id = $1 AND x.canonical LIMIT 1) t ON true
+   LEFT JOIN LATERAL (
+     SELECT count(*) AS total FROM events e
+     WHERE e.tx_id = t.tx_id AND e.index_block_hash = t.index_block_hash AND e.committed AND e.type IN ${V3_EVENT_TYPES}
+   ) c ON true
+   LEFT JOIN LATERAL (
+     SELECT e.* FROM events e
+     WHERE e.tx_id = t.tx_id AND e.index_block_hash = t.index_block_hash AND e.committed AND e.type IN ${V3_EVENT_TYPES}
+       AND e.event_index >= $2::int
+     ORDER BY e.event_index LIMIT $3::int + 1
+   ) p ON true
+   ORDER BY p.event_index`,
+);
+
+export async function getTransactionEventsV3(
+  db: Knex,
+  txId: string,
+  from: number,
+  limit: number,
+): Promise<{ tip: DbChainTip | null; found: boolean; total: number; events: DbEvent[] }> {
+  const rows = await query<TipColumns & { found: boolean; total: string | null }>(db, TRANSACTION_EVENTS, [txId, from, limit]);
+  const first = rows[0]!;
+  return {
+    tip: tipOf(first),
+    found: first.found,
+    total: Number(first.total ?? 0),
+    events: rowsCarrying<DbEvent>(rows, 'event_index'),
+  };
+}
+
+/**
+ * The pending mempool in the reference API's v3 order (receipt time in Unix seconds, newest first, then tx id
+ * descending), in one statement: `$1` limit, `$2`/`$3` the cursor's seconds and tx id (null: the first page), with
+ * `principal` also `$4` (its sender, a token-transfer recipient, or the contract deployed or called: the partial
+ * indexes `mempool_pending_sender`, `_recipient`, `_contract`). The pending set is bounded by the node's mempool; its
+ * keys are read once and each row of the page by primary key.
+ */
+function mempoolText(principal: boolean): string {
+  const filter = principal
+    ? `AND (m.sender_address = $4::text OR m.payload->>'recipient_address' = $4::text OR m.contract_id = $4::text)`
+    : '';
+  return `WITH pend AS MATERIALIZED (
+       SELECT m.tx_id, floor(extract(epoch FROM m.receipt_time::timestamptz))::int8 AS secs
+       FROM mempool_txs m WHERE m.status = 'pending' ${filter}
+     ),
+     page AS (
+       SELECT * FROM pend
+       WHERE $2::int8 IS NULL OR (secs, tx_id) <= ($2::int8, $3::text)
+       ORDER BY secs DESC, tx_id DESC LIMIT $1::int + 1
+     ),
+     first AS (SELECT * FROM page ORDER BY secs DESC, tx_id DESC LIMIT 1),
+     prev AS (
+       SELECT q.* FROM (
+         SELECT p.secs, p.tx_id FROM pend p, first WHERE (p.secs, p.tx_id) > (first.secs, first.tx_id)
+         ORDER BY p.secs, p.tx_id LIMIT $1::int
+       ) q ORDER BY q.secs DESC, q.tx_id DESC LIMIT 1
+     )
+     SELECT (SELECT count(*) FROM pend) AS total, (SELECT secs || ':' || tx_id FROM prev) AS prev_cursor, k.secs,
+            ${mempoolSelect('m')}
+     FROM (SELECT 1) one
+     LEFT JOIN page k ON true
+     LEFT JOIN mempool_txs m ON m.tx_id = k.tx_id
+     ORDER BY k.secs DESC, k.tx_id DESC`;
+}
+
+const MEMPOOL = statement(mempoolText(false));
+const PRINCIPAL_MEMPOOL = statement(mempoolText(true));
+
+export interface MempoolCursor {
+  seconds: number;
+  txId: string;
+}
+
+export async function getMempoolSummaries(
+  db: Knex,
+  limit: number,
+  cursor: MempoolCursor | null,
+  principal: string | null,
+): Promise<{ total: number; rows: Array<DbMempoolTxRow & { secs: string }>; prevCursor: string | null }> {
+  const values: unknown[] = [limit, cursor?.seconds ?? null, cursor?.txId ?? null];
+  if (principal !== null) values.push(principal);
+  const rows = await query<{ total: string; prev_cursor: string | null; tx_id: string | null }>(
+    db,
+    principal === null ? MEMPOOL : PRINCIPAL_MEMPOOL,
+    values,
+  );
+  const first = rows[0]!;
+  return {
+    total: Number(first.total),
+    rows: rowsCarrying<DbMempoolTxRow & { secs: string }>(rows, 'tx_id'),
+    prevCursor: first.prev_cursor,
+  };
+}
+
+/** One row of `principal_tx_balance_changes` (migration 070). */
+export interface DbPrincipalBalanceChange {
+  tx_id: string;
+  block_height: number;
+  microblock_sequence: number;
+  tx_index: number;
+  asset_type: number;
+  asset_identifier: string;
+  sent: string;
+  received: string;
+}
+
+const CHANGE_COLUMNS =
+  'c.tx_id, c.block_height, c.microblock_sequence, c.tx_index, c.asset_type, c.asset_identifier, c.sent::text AS sent, c.received::text AS received';
+
+/**
+ * `/extended/v3/principals/{principal}/transactions/{tx_id}/balance-changes` (`$1` principal, `$2` tx id, `$3`/`$4`
+ * the cursor's asset type and identifier or nulls, `$5` limit): the principal's rows of the transaction in asset order
+ * from the cursor (`limit + 1`), their number, and the previous page's first row (the `limit`-th earlier one, as the
+ * reference computes it). One primary-key range.
+ */
+const TX_BALANCE_CHANGES = statement(
+  `WITH mine AS MATERIALIZED (
+       SELECT ${CHANGE_COLUMNS} FROM principal_tx_balance_changes c WHERE c.principal = $1::text AND c.tx_id = $2::text
+     ),
+     page AS (
+       SELECT * FROM mine WHERE $3::int IS NULL OR (asset_type, asset_identifier) >= ($3::int, $4::text)
+       ORDER BY asset_type, asset_identifier LIMIT $5::int + 1
+     ),
+     first AS (SELECT * FROM page ORDER BY asset_type, asset_identifier LIMIT 1),
+     prev AS (
+       SELECT r.asset_type, r.asset_identifier FROM mine r, first
+       WHERE (r.asset_type, r.asset_identifier) < (first.asset_type, first.asset_identifier)
+       ORDER BY r.asset_type DESC, r.asset_identifier DESC OFFSET $5::int - 1 LIMIT 1
+     )
+   SELECT (SELECT count(*) FROM mine) AS total, (SELECT asset_type || ':' || asset_identifier FROM prev) AS prev_cursor, p.*
+   FROM (SELECT 1) one LEFT JOIN page p ON true
+   ORDER BY p.asset_type, p.asset_identifier`,
+);
+
+/**
+ * `/extended/v3/principals/{principal}/balance-changes` (`$1` principal, `$2` tx ids, `$3`…`$7` the cursor's height,
+ * sequence, index, asset type and identifier or nulls, `$8` limit): the principal's rows of those transactions, newest
+ * transaction first then in asset order, from the cursor (`limit + 1`), their number, and the previous page's first
+ * row as the reference computes it. At most one page size of transactions, each a primary-key range.
+ */
+const BALANCE_CHANGES = statement(
+  `WITH mine AS MATERIALIZED (
+       SELECT ${CHANGE_COLUMNS} FROM principal_tx_balance_changes c WHERE c.principal = $1::text AND c.tx_id = ANY($2::text[])
+     ),
+     page AS (
+       SELECT * FROM mine
+       WHERE $3::int IS NULL
+          OR (block_height, microblock_sequence, tx_index) < ($3::int, $4::int, $5::int)
+          OR ((block_height, microblock_sequence, tx_index) = ($3::int, $4::int, $5::int)
+              AND (asset_type, asset_identifier) >= ($6::int, $7::text))
+       ORDER BY block_height DESC, microblock_sequence DESC, tx_index DESC, asset_type, asset_identifier
+       LIMIT $8::int + 1
+     ),
+     first AS (
+       SELECT * FROM page
+       ORDER BY block_height DESC, microblock_sequence DESC, tx_index DESC, asset_type, asset_identifier LIMIT 1
+     ),
+     prev AS (
+       SELECT r.* FROM mine r, first
+       WHERE (r.block_height, r.microblock_sequence, r.tx_index) > (first.block_height, first.microblock_sequence, first.tx_index)
+          OR ((r.block_height, r.microblock_sequence, r.tx_index) = (first.block_height, first.microblock_sequence, first.tx_index)
+              AND (r.asset_type, r.asset_identifier) < (first.asset_type, first.asset_identifier))
+       ORDER BY r.block_height, r.microblock_sequence, r.tx_index, r.asset_type DESC, r.asset_identifier DESC
+       OFFSET $8::int - 1 LIMIT 1
+     )
+   SELECT (SELECT count(*) FROM mine) AS total,
+          (SELECT block_height || ':' || microblock_sequence || ':' || tx_index || ':' || asset_type || ':' || asset_identifier
+           FROM prev) AS prev_cursor,
+          p.*
+   FROM (SELECT 1) one LEFT JOIN page p ON true
+   ORDER BY p.block_height DESC, p.microblock_sequence DESC, p.tx_index DESC, p.asset_type, p.asset_identifier`,
+);
+
+interface BalanceChangePage {
+  total: number;
+  rows: DbPrincipalBalanceChange[];
+  prevCursor: string | null;
+}
+
+type ChangeRow = { total: string; prev_cursor: string | null; tx_id: string | null };
+
+function changePageOf(rows: ChangeRow[]): BalanceChangePage {
+  const first = rows[0]!;
+  return {
+    total: Number(first.total),
+    rows: rowsCarrying<DbPrincipalBalanceChange>(rows, 'tx_id'),
+    prevCursor: first.prev_cursor,
+  };
+}
+
+export async function getTxBalanceChanges(
+  db: Knex,
+  principal: string,
+  txId: string,
+  limit: number,
+  cursor: { assetType: number; asset: string } | null,
+): Promise<BalanceChangePage> {
+  return changePageOf(
+    await query<ChangeRow>(db, TX_BALANCE_CHANGES, [principal, txId, cursor?.assetType ?? null, cursor?.asset ?? null, limit]),
+  );
+}
+
+export interface BalanceChangeCursor {
+  height: number;
+  sequence: number;
+  txIndex: number;
+  assetType: number;
+  asset: string;
+}
+
+export async function getBalanceChanges(
+  db: Knex,
+  principal: string,
+  txIds: string[],
+  limit: number,
+  cursor: BalanceChangeCursor | null,
+): Promise<BalanceChangePage> {
+  return changePageOf(
+    await query<ChangeRow>(db, BALANCE_CHANGES, [
+      principal,
+      txIds,
+      cursor?.height ?? null,
+      cursor?.sequence ?? null,
+      cursor?.txIndex ?? null,
+      cursor?.assetType ?? null,
+      cursor?.asset ?? null,
+      limit,
+    ]),
+  );
+}
+
+/**
+ * The liquid STX supply at height `$1` (null: the tip), from the indexer's running totals (`stx_supply_changes`,
+ * migration 071): the newest row at or below it, one index read.
+ */
+const STX_SUPPLY = statement(
+  `SELECT ${TIP_SELECT}, coalesce(s.supply, 0)::text AS supply
+   FROM ${FROM_TIP}
+   LEFT JOIN LATERAL (
+     SELECT c.supply FROM stx_supply_changes c WHERE c.block_height <= coalesce($1::int, tip.block_height)
+     ORDER BY c.block_height DESC LIMIT 1
+   ) s ON true`,
+);
+
+export async function getStxSupply(db: Knex, height: number | null): Promise<{ tip: DbChainTip | null; supply: bigint }> {
+  const [row] = await query<TipColumns & { supply: string }>(db, STX_SUPPLY, [height]);
+  return { tip: tipOf(row!), supply: BigInt(row!.supply) };
+}
