@@ -16,7 +16,9 @@ function appRoutes(app: Express): string[] {
   const out: string[] = [];
   const walk = (stack: Array<{ route?: { path: string; methods: Record<string, boolean> }; handle?: { stack?: unknown[] } }>) => {
     for (const layer of stack) {
-      if (layer.route && layer.route.methods['get']) out.push(layer.route.path);
+      // GETs, and the POSTs of /extended (`/extended/v1/fee_rate`; Rosetta's POSTs have their own document).
+      const { route } = layer;
+      if (route && (route.methods['get'] || (route.methods['post'] && route.path.startsWith('/extended')))) out.push(route.path);
       else if (layer.handle?.stack) walk(layer.handle.stack as typeof stack);
     }
   };

@@ -29,6 +29,8 @@ export interface OracleBlock {
   parent_microblock_sequence: number;
   /** In the node's order, a repeated txid kept at its first position. */
   txs: OracleTx[];
+  /** Nakamoto signer signatures as the node sent them (hex, no `0x`); empty before Nakamoto. */
+  signer_signature: string[];
   canonical: boolean;
 }
 
@@ -86,6 +88,7 @@ export function chainOracle(fixture: string): ChainOracle {
       parent_microblock: lower(b['parent_microblock'] as string),
       parent_microblock_sequence: b['parent_microblock_sequence'] as number,
       txs,
+      signer_signature: (b['signer_signature'] as string[] | null | undefined) ?? [],
       canonical: false,
     });
   }
@@ -123,4 +126,75 @@ export function v1TxOrder(b: OracleBlock): string[] {
 export function blockTxOrder(b: OracleBlock): string[] {
   const key = (t: OracleTx) => t.microblock_sequence ?? ANCHORED;
   return [...b.txs].sort((x, y) => key(x) - key(y) || x.tx_index - y.tx_index).map((t) => t.tx_id);
+}
+
+/** A PoX reward of a canonical burn block, as the node listed it in `/new_burn_block`. */
+export interface OracleReward {
+  burn_block_hash: string;
+  burn_block_height: number;
+  burn_amount: string;
+  reward_recipient: string;
+  reward_amount: string;
+  reward_index: number;
+}
+
+/** A reward slot holder of a canonical burn block. */
+export interface OracleSlotHolder {
+  burn_block_hash: string;
+  burn_block_height: number;
+  address: string;
+  slot_index: number;
+}
+
+export interface BurnchainOracle {
+  /** Rewards of the canonical burn blocks, newest burn block first, highest position first within one. */
+  rewards: OracleReward[];
+  /** Slot holders likewise. */
+  slotHolders: OracleSlotHolder[];
+  /** Satoshis of the canonical rewards per recipient. */
+  totals: Map<string, bigint>;
+}
+
+/**
+ * The burnchain rewards and reward slot holders of a fixture's `/new_burn_block` bodies (then of `extra` bodies, as
+ * if they came after), by the node's rule for burn blocks: the newest block seen at a height is the canonical one
+ * there, and a block seen again changes nothing.
+ */
+export function burnchainOracle(fixture: string, extra: ReadonlyArray<Record<string, unknown>> = []): BurnchainOracle {
+  const bodies = loadRecordedEvents(fixture)
+    .filter((ev) => ev.path === '/new_burn_block')
+    .map((ev) => JSON.parse(ev.body) as Record<string, unknown>);
+  const seen = new Set<string>();
+  const canonicalAt = new Map<number, Record<string, unknown>>();
+  for (const b of [...bodies, ...extra]) {
+    const hash = lower(b['burn_block_hash'] as string);
+    if (seen.has(hash)) continue;
+    seen.add(hash);
+    canonicalAt.set(b['burn_block_height'] as number, b);
+  }
+  const rewards: OracleReward[] = [];
+  const slotHolders: OracleSlotHolder[] = [];
+  const totals = new Map<string, bigint>();
+  for (const h of [...canonicalAt.keys()].sort((x, y) => y - x)) {
+    const b = canonicalAt.get(h)!;
+    const hash = lower(b['burn_block_hash'] as string);
+    const recipients = (b['reward_recipients'] as Array<{ recipient: string; amt: number | string }> | undefined) ?? [];
+    for (let i = recipients.length - 1; i >= 0; i--) {
+      const r = recipients[i]!;
+      rewards.push({
+        burn_block_hash: hash,
+        burn_block_height: h,
+        burn_amount: String(b['burn_amount'] ?? 0),
+        reward_recipient: r.recipient,
+        reward_amount: String(r.amt),
+        reward_index: i,
+      });
+      totals.set(r.recipient, (totals.get(r.recipient) ?? 0n) + BigInt(r.amt));
+    }
+    const slots = (b['reward_slot_holders'] as string[] | undefined) ?? [];
+    for (let i = slots.length - 1; i >= 0; i--) {
+      slotHolders.push({ burn_block_hash: hash, burn_block_height: h, address: slots[i]!, slot_index: i });
+    }
+  }
+  return { rewards, slotHolders, totals };
 }

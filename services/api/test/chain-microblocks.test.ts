@@ -115,3 +115,43 @@ describe('GET /extended/v1/microblock/{hash}', () => {
     expect(bad.body.message).toContain('hash');
   });
 });
+
+describe('GET /extended/v1/microblock', () => {
+  it('lists the canonical microblocks, newest first (the block they build on, then the sequence), at any offset', async () => {
+    // Confirmed ones, from the transactions of the blocks that confirmed them (they build on the block below), and the
+    // ones streamed on the tip, undecided.
+    const expected: Array<{ hash: string; parentHeight: number; sequence: number }> = [];
+    for (const m of streamed.values()) {
+      expected.push({ hash: m.hash, parentHeight: oracle.tip.block_height, sequence: m.sequence });
+    }
+    for (const b of oracle.canonical) {
+      const seen = new Set<string>();
+      for (const t of b.txs) {
+        if (!t.microblock_hash || seen.has(t.microblock_hash)) continue;
+        seen.add(t.microblock_hash);
+        expected.push({ hash: t.microblock_hash, parentHeight: b.block_height - 1, sequence: t.microblock_sequence! });
+      }
+    }
+    expected.sort((x, y) => y.parentHeight - x.parentHeight || y.sequence - x.sequence);
+    expect(expected.length).toBeGreaterThan(2);
+    const all = await api.get('/extended/v1/microblock');
+    expect(all.status).toBe(200);
+    expect(all.headers.get('warning')).toBe(WARNING);
+    expect(all.body).toMatchObject({ limit: 20, offset: 0, total: expected.length });
+    expect(all.body.results.map((m: { microblock_hash: string }) => m.microblock_hash)).toEqual(expected.map((e) => e.hash));
+    // Each entry is the one-microblock view of it.
+    for (const m of all.body.results as Array<{ microblock_hash: string }>) {
+      expect(m).toEqual((await api.get(`/extended/v1/microblock/${m.microblock_hash}`)).body);
+    }
+    const paged: string[] = [];
+    for (let offset = 0; offset <= expected.length; offset += 2) {
+      const res = await api.get(`/extended/v1/microblock/?limit=2&offset=${offset}`);
+      expect(res.body.total).toBe(expected.length);
+      paged.push(...res.body.results.map((m: { microblock_hash: string }) => m.microblock_hash));
+    }
+    expect(paged).toEqual(expected.map((e) => e.hash));
+    const bad = await api.get('/extended/v1/microblock?limit=201');
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toContain('limit');
+  });
+});

@@ -1,6 +1,6 @@
 /**
- * `/extended/v2/burn-blocks…`, `/extended/v2/blocks/{height_or_hash}/transactions`, `/by-block-time/{ts}` and
- * `/average-times` over recorded fixtures replayed through the real observer and indexer (the burn blocks come from the
+ * `/extended/v2/burn-blocks…`, `/extended/v2/blocks/{height_or_hash}/transactions`, `/signer-signatures`,
+ * `/extended/v3/blocks/{height_or_hash}/transactions`, `/by-block-time/{ts}` and `/average-times` over recorded fixtures replayed through the real observer and indexer (the burn blocks come from the
  * indexer's `chain_burn_blocks` read model, kept through the reorg recording), against the chain computed from the
  * fixture's raw events; average times also over hand-written blocks timed relative to now.
  */
@@ -10,6 +10,7 @@ import { testInfra, expectMessage } from '@bda/test-support';
 import { BlockRowBuilder } from '../src/testing/builders';
 import { startApi, type ApiHarness } from './support/api-harness';
 import { insertBlocks, setChainTip } from './support/seed';
+import { deserializeTransaction } from '@stacks/transactions';
 import { blockTxOrder, chainOracle, type ChainOracle, type OracleBlock } from './chain-fixture-oracle';
 
 /** A block's time as the reference's v2 views use it: its own, else (before Nakamoto) its burn block's. */
@@ -100,6 +101,89 @@ describe.each(['mocknet.tsv', 'mainnet-reorg-scenario1.tsv', 'epoch-3-transition
     const latest = await api.get('/extended/v2/blocks/latest/transactions');
     expect(latest.body.total).toBe(oracle.tip.txs.length);
     expect((await api.get(`/extended/v2/blocks/${oracle.tip.block_height + 1}/transactions`)).status).toBe(404);
+  });
+
+  it("pages a block's transaction summaries (v3) by cursor from the newest down, each as its raw transaction says", async () => {
+    const ANCHORED = 2147483647;
+    for (const b of sample(oracle.canonical, 10)) {
+      const want = [...blockTxOrder(b)].reverse();
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      let previousCurrent: string | null = null;
+      for (let pages = 0; pages <= want.length; pages++) {
+        type Page = {
+          total: number;
+          cursor: Record<'next' | 'previous' | 'current', string | null>;
+          results: Array<{ tx_id: string }>;
+        };
+        const res: { status: number; body: Page } = await api.get<Page>(
+          `/extended/v3/blocks/${b.block_height}/transactions?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+        );
+        expectMessage(`height ${b.block_height} cursor ${cursor}`, () => expect(res.status).toBe(200));
+        expect(res.body.total).toBe(b.txs.length);
+        expect(res.body.cursor.previous).toBe(previousCurrent);
+        seen.push(...res.body.results.map((t) => t.tx_id));
+        previousCurrent = res.body.cursor.current;
+        cursor = res.body.cursor.next;
+        if (cursor === null) break;
+      }
+      expectMessage(`height ${b.block_height}`, () => expect(seen).toEqual(want));
+      const all = await api.get(`/extended/v3/blocks/${b.index_block_hash}/transactions?limit=50`);
+      type Summary = {
+        tx_id: string;
+        fee_rate: string;
+        status: string;
+        sender: { nonce: number };
+        block: { tx_index: number };
+        bitcoin_block: unknown;
+      };
+      for (const s of all.body.results as Summary[]) {
+        const raw = b.txs.find((t) => t.tx_id === s.tx_id)!;
+        expect(s.block).toMatchObject({ height: b.block_height, hash: b.block_hash, index_hash: b.index_block_hash });
+        expect(s.block.tx_index).toBe(raw.tx_index);
+        expect(s.bitcoin_block).toEqual({ height: b.burn_block_height, time: b.burn_block_time });
+        expect(s.status).toBe(raw.status);
+        if (raw.raw_tx !== '0x00') {
+          const cond = deserializeTransaction(raw.raw_tx.replace(/^0x/, '')).auth.spendingCondition;
+          expect(s.fee_rate).toBe(String(cond.fee));
+          expect(s.sender.nonce).toBe(Number(cond.nonce));
+        }
+      }
+      if (all.body.results.length > 0) {
+        const top = all.body.results[0] as { tx_id: string };
+        const t = b.txs.find((x) => x.tx_id === top.tx_id)!;
+        expect(all.body.cursor.current).toBe(`${b.block_height}:${t.microblock_sequence ?? ANCHORED}:${t.tx_index}`);
+      }
+    }
+    // `h:0:0` naming no transaction means the top of height h, as the reference resolves it.
+    const tip = oracle.tip;
+    const fromTop = await api.get(`/extended/v3/blocks/latest/transactions?cursor=${tip.block_height}:0:0`);
+    expect(fromTop.body.results.map((t: { tx_id: string }) => t.tx_id)).toEqual([...blockTxOrder(tip)].reverse().slice(0, 20));
+    expect((await api.get(`/extended/v3/blocks/${tip.block_height + 1}/transactions`)).status).toBe(404);
+    for (const path of [
+      '/extended/v3/blocks/1/transactions?limit=0',
+      '/extended/v3/blocks/1/transactions?cursor=1:2',
+      '/extended/v3/blocks/1/transactions?cursor=1:2:99999999999',
+    ]) {
+      const res = await api.get(path);
+      expectMessage(path, () => expect(res.status).toBe(400));
+      expect(res.body.message).toContain(path.includes('limit') ? 'limit' : 'cursor');
+    }
+  });
+
+  it("answers a block's signer signatures in the node's order, a page at a time", async () => {
+    const signed = oracle.canonical.filter((b) => b.signer_signature.length > 0);
+    for (const b of [...sample(signed, 6), ...sample(oracle.canonical, 4)]) {
+      const want = b.signer_signature.map((s) => (s.startsWith('0x') ? s : `0x${s}`));
+      const all = await api.get(`/extended/v2/blocks/${b.block_height}/signer-signatures`);
+      expectMessage(`height ${b.block_height}`, () =>
+        expect(all.body).toEqual({ limit: 500, offset: 0, total: want.length, results: want }),
+      );
+      const page = await api.get(`/extended/v2/blocks/${b.block_hash}/signer-signatures?limit=2&offset=1`);
+      expect(page.body.results).toEqual(want.slice(1, 3));
+    }
+    const unknown = await api.get(`/extended/v2/blocks/${oracle.tip.block_height + 1}/signer-signatures`);
+    expect(unknown.body).toEqual({ limit: 500, offset: 0, total: 0, results: [] });
   });
 
   it('answers the newest canonical block at or before a time', async () => {

@@ -9,8 +9,8 @@
  *   10 000 characters, unicode, `..%2F`, undecodable percent-encoding…), minus the ones its `pattern` accepts;
  * - every query parameter gets values its schema rejects (by type, range, enum or pattern), plus repetition,
  *   emptiness and bracket syntax (`limit[]=1`, `offset[a]=1`);
- * - every operation gets requests with other methods and malformed bodies (none of the documented operations takes
- *   a body; an operation that declares a `requestBody` gets the same bodies on its own method);
+ * - every operation gets requests with other methods and malformed bodies (an operation that declares a
+ *   `requestBody`, `POST /extended/v1/fee_rate`, gets the same bodies on its own method);
  * then the api must still serve valid requests and must not have logged an unhandled error.
  *
  * Every answer must be a 4xx (never 5xx; never 2xx for invalid input), `application/json`, the `{error, message}`
@@ -398,17 +398,19 @@ function methodCases(op: Operation): Case[] {
   const out: Case[] = [];
   const url = fillPath(op);
   for (const b of BODIES) {
-    out.push({
-      name: `answers 405 naming the method when POST with ${b.label} is sent to ${op.key}`,
-      op,
-      method: 'POST',
-      url,
-      headers: { 'content-type': b.contentType },
-      body: b.body,
-      statuses: [405],
-      names: [/\bPOST\b/, /method/i],
-      declared: false,
-    });
+    // An operation that is a POST (`/extended/v1/fee_rate`) gets the bodies on its own method below instead.
+    if (op.method !== 'POST')
+      out.push({
+        name: `answers 405 naming the method when POST with ${b.label} is sent to ${op.key}`,
+        op,
+        method: 'POST',
+        url,
+        headers: { 'content-type': b.contentType },
+        body: b.body,
+        statuses: [405],
+        names: [/\bPOST\b/, /method/i],
+        declared: false,
+      });
     if (op.hasBody) {
       out.push({
         name: `answers 4xx naming the problem when ${b.label} is sent to ${op.key}`,
@@ -610,7 +612,7 @@ describe('routes outside the document', () => {
   for (const { method, url, body } of [
     { method: 'POST', url: '/extended/v1/not-a-route', body: '{not json' },
     { method: 'POST', url: '/v9/block', body: '[]' },
-    { method: 'GET', url: '/extended/v1/tx/', body: undefined },
+    { method: 'GET', url: '/extended/v2/not-a-route/', body: undefined },
     { method: 'GET', url: `/extended/v1/tx/0x${HEX64}/..%2F..%2Fextended`, body: undefined },
   ]) {
     it(`answers 404 JSON naming the route for ${method} ${url}`, async () => {

@@ -42,6 +42,7 @@ import * as m051 from './051-chain-read-models';
 import * as m052 from './052-mempool-receipt-height';
 import * as m053 from './053-block-tenure-lookups';
 import * as m054 from './054-microblock-tx-lookups';
+import * as m060 from './060-burnchain-reward-read-models';
 import * as m065 from './065-pox-events';
 import * as m066 from './066-pox-cycles';
 import * as m070 from './070-principal-activity';
@@ -100,6 +101,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['052-mempool-receipt-height', m052],
   ['053-block-tenure-lookups', m053],
   ['054-microblock-tx-lookups', m054],
+  ['060-burnchain-reward-read-models', m060],
   ['065-pox-events', m065],
   ['066-pox-cycles', m066],
   ['070-principal-activity', m070],

@@ -1,1 +1,2 @@
 export { addCanonicalChainBlocks, removeChainBlocks } from './chain-read-models';
+export { applyBurnchainRewards } from './burnchain-rewards';

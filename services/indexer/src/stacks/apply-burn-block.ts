@@ -3,6 +3,7 @@ import type { NodeBurnBlock } from './node-payloads';
 import { arrayLiteral, arrayParameter, WriteBatch } from '../write-statements';
 import { PG_TYPE } from '../binary-array';
 import { normalizeHex } from './sanitize';
+import { applyBurnchainRewards } from '../chain';
 
 /**
  * A burn block's writes in one statement with a fixed text (one prepared statement serves every burn block; the lists
@@ -43,6 +44,14 @@ const APPLY_BURN_BLOCK_SQL = `WITH demoted AS (
 /** Stores a burnchain block; the newest block seen at a height is the canonical one there. */
 export async function applyBurnBlock(trx: Knex.Transaction, b: NodeBurnBlock): Promise<void> {
   const rewards = b.reward_recipients ?? [];
+  // The burnchain read models (issue 24) read the state before this block's insert.
+  await applyBurnchainRewards(trx, {
+    burnBlockHash: normalizeHex(b.burn_block_hash),
+    burnBlockHeight: b.burn_block_height,
+    recipients: rewards.map((r) => r.recipient),
+    amounts: rewards.map((r) => String(r.amt)),
+    slotHolders: b.reward_slot_holders ?? [],
+  });
   // Through a WriteBatch: the next record is prepared while this statement runs (see RecordApplier).
   const writes = new WriteBatch(trx);
   await writes.add({

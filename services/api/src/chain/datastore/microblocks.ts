@@ -54,3 +54,55 @@ export async function getMicroblock(db: Knex, hash: string): Promise<{ tip: DbCh
   const [row] = await query<TipColumns & { microblock_hash: string | null }>(db, MICROBLOCK, [hash]);
   return { tip: tipOf(row!), row: rowsCarrying<DbMicroblockRow>([row!], 'microblock_hash')[0] ?? null };
 }
+
+/**
+ * A page of `/extended/v1/microblock`: the canonical, unorphaned microblocks (confirmed or still undecided), the
+ * newest first as the reference orders them (the height of the block they build on, then the sequence, both
+ * descending; the confirming block's height less one when the block they build on was never indexed), each with the
+ * facts `MICROBLOCK` gives, and their number. Known cost: the page and the count sort and count the canonical
+ * microblocks at request time (no read model keeps their order); the table stopped growing with Nakamoto, which ended
+ * microblocks.
+ */
+const MICROBLOCK_PAGE = statement(
+  `SELECT ${TIP_SELECT}, total.n AS total, m.microblock_hash, m.microblock_sequence, m.microblock_parent_hash,
+          m.parent_index_block_hash, m.microblock_canonical, m.canonical, m.parent_block_height, m.parent_block_hash,
+          m.parent_burn_block_hash, m.parent_burn_block_time, m.parent_burn_block_height,
+          m.block_hash AS confirming_block_hash, tx.tx_ids
+   FROM ${FROM_TIP}
+   CROSS JOIN LATERAL (SELECT count(*) AS n FROM microblocks c WHERE c.canonical AND c.microblock_canonical) total
+   LEFT JOIN LATERAL (
+     SELECT x.*, p.block_height AS parent_block_height, p.block_hash AS parent_block_hash,
+            p.burn_block_hash AS parent_burn_block_hash, p.burn_block_time AS parent_burn_block_time,
+            p.burn_block_height AS parent_burn_block_height,
+            coalesce(p.block_height, c.block_height - 1) AS sort_height
+     FROM microblocks x
+     LEFT JOIN blocks p ON p.index_block_hash = x.parent_index_block_hash
+     LEFT JOIN blocks c ON c.index_block_hash = x.index_block_hash
+     WHERE x.canonical AND x.microblock_canonical
+     ORDER BY coalesce(p.block_height, c.block_height - 1) DESC NULLS LAST, x.microblock_sequence DESC
+     LIMIT $1 OFFSET $2
+   ) m ON true
+   LEFT JOIN LATERAL (
+     SELECT CASE
+       WHEN m.index_block_hash IS NOT NULL THEN (
+         SELECT array_agg(t.tx_id ORDER BY t.tx_index DESC) FROM txs t
+         WHERE t.index_block_hash = m.index_block_hash AND t.microblock_hash = m.microblock_hash AND t.canonical)
+       ELSE (
+         SELECT array_agg(u.tx_id ORDER BY u.tx_index DESC) FROM microblock_txs u
+         WHERE u.microblock_hash = m.microblock_hash AND u.parent_index_block_hash = m.parent_index_block_hash)
+     END AS tx_ids
+   ) tx ON true
+   ORDER BY m.sort_height DESC NULLS LAST, m.microblock_sequence DESC`,
+);
+
+export async function getMicroblockPage(
+  db: Knex,
+  page: { limit: number; offset: number },
+): Promise<{ tip: DbChainTip | null; total: number; rows: DbMicroblockRow[] }> {
+  const rows = await query<TipColumns & { total: string; microblock_hash: string | null }>(db, MICROBLOCK_PAGE, [
+    page.limit,
+    page.offset,
+  ]);
+  const first = rows[0]!;
+  return { tip: tipOf(first), total: Number(first.total), rows: rowsCarrying<DbMicroblockRow>(rows, 'microblock_hash') };
+}

@@ -19,6 +19,14 @@ export interface MicroblockResponse {
   txs: string[];
 }
 
+/** The reference API's `MicroblockListResponse`. */
+export interface MicroblockListResponse {
+  limit: number;
+  offset: number;
+  total: number;
+  results: MicroblockResponse[];
+}
+
 /**
  * A microblock as the reference shows it: `block_height` is the height of the anchored block that confirms (or would
  * confirm) it, one above the block it builds on; `block_hash` is the confirming block's hash, null until one does.

@@ -1,15 +1,30 @@
 import express, { type Router } from 'express';
 import { NotFoundError } from '@bda/common';
 import { respondNotModifiedIfFresh } from '../../http-cache';
-import { parseHash32 } from '../../params';
-import { getMicroblock } from '../datastore/microblocks';
-import { toMicroblockResponse } from '../mappers/microblock';
+import { parseHash32, parsePage } from '../../params';
+import { getMicroblock, getMicroblockPage } from '../datastore/microblocks';
+import { toMicroblockResponse, type MicroblockListResponse } from '../mappers/microblock';
 import { markDeprecated, redirectBareHash } from './chain-params';
 import type { RouteContext } from './context';
 
-/** `/extended/v1/microblock/{hash}` (deprecated in the reference: microblocks ended with Nakamoto). */
+/** The reference's microblock page sizes (`ResourceType.Microblock`). */
+const MICROBLOCK_PAGE_LIMIT = { default: 20, max: 200 } as const;
+
+/**
+ * `/extended/v1/microblock` and `/extended/v1/microblock/{hash}` (deprecated in the reference: microblocks ended with
+ * Nakamoto).
+ */
 export function microblocksRouter(ctx: RouteContext): Router {
   const router = express.Router();
+
+  router.get('/extended/v1/microblock', async (req, res) => {
+    markDeprecated(res);
+    const { limit, offset } = parsePage(req.query, MICROBLOCK_PAGE_LIMIT, { zeroMeansDefault: true });
+    const { tip, total, rows } = await getMicroblockPage(ctx.db, { limit, offset });
+    if (respondNotModifiedIfFresh(req, res, tip)) return;
+    const body: MicroblockListResponse = { limit, offset, total, results: rows.map(toMicroblockResponse) };
+    res.json(body);
+  });
 
   router.get('/extended/v1/microblock/:hash', async (req, res) => {
     markDeprecated(res);

@@ -79,8 +79,7 @@ export function v1TransactionsRouter(ctx: RouteContext): Router {
   const router = express.Router();
 
   router.get('/extended/v1/tx', async (req, res) => {
-    // `/extended/v1/tx/` (an empty transaction id) stays the not-found answer it was before the list existed.
-    if (req.path.endsWith('/')) throw new NotFoundError(`no route for ${req.method} ${req.path}`);
+    // `/extended/v1/tx/` too: the reference's own client (`@stacks/blockchain-api-client`) asks for the list there.
     markDeprecated(res);
     const { limit, offset } = parsePage(req.query, ctx.limits.tx, { zeroMeansDefault: true });
     const types = queryList(req.query, 'type', TX_TYPES) ?? [];
