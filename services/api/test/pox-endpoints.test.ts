@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { testInfra } from '@bda/test-support';
 import { ClarityType, getAddressFromPublicKey, hexToCV, type ClarityValue } from '@stacks/transactions';
 import { c32address, c32ToB58 } from 'c32check';
-import { startApi, type ApiHarness } from './support/api-harness';
+import { createClient } from '@stacks/blockchain-api-client';
+import { schemaValidator, startApi, type ApiHarness } from './support/api-harness';
 import { seedCanonicalChain } from './support/seed';
 import { loadRecordedEvents } from './support/replayed-database';
 import { chainOracle } from './chain-fixture-oracle';
@@ -212,7 +213,7 @@ describe.each([POX_FIXTURE, EPOCH3_FIXTURE])('PoX endpoints over %s', (fixture) 
 
   beforeAll(async () => {
     oracle = poxOracle(fixture);
-    api = await startApi(testInfra().databaseUrl, { fixture });
+    api = await startApi(testInfra().databaseUrl, { fixture, listen: true });
   }, 240_000);
 
   afterAll(async () => {
@@ -331,6 +332,63 @@ describe.each([POX_FIXTURE, EPOCH3_FIXTURE])('PoX endpoints over %s', (fixture) 
     expect((await api.get('/extended/v2/pox/cycles/999/signers')).status).toBe(404);
     expect((await api.get(`/extended/v2/pox/cycles/999/signers/0x02${'11'.repeat(32)}`)).status).toBe(404);
     expect((await api.get(`/extended/v2/pox/cycles/999/signers/0x02${'11'.repeat(32)}/stackers`)).status).toBe(404);
+  });
+
+  it('is called by the official client (unmodified): no error, typed data valid against the schemas', async () => {
+    const client = createClient({ baseUrl: api.baseUrl });
+    const valid = <T>(template: string, r: { data?: T; error?: unknown; response: Response }): T => {
+      expect([template, r.response.status, r.error]).toEqual([template, 200, undefined]);
+      schemaValidator.validateResponse(template, 'get', 200, r.data);
+      return r.data!;
+    };
+    const e = oracle.events.find((x) => x.version === 4)!;
+    const events = valid(
+      '/extended/v1/pox4/events',
+      await client.GET('/extended/v1/{pox}/events', { params: { path: { pox: 'pox4' }, query: { limit: 200 } } }),
+    );
+    // The reference documents no response body for the v1 PoX routes: the client types it `never`.
+    expect((events as unknown as { results: Array<{ tx_id: string }> }).results.map((r) => r.tx_id)).toEqual(
+      oracle.events.filter((x) => x.version === 4).map((x) => x.tx_id),
+    );
+    const byTx = valid(
+      '/extended/v1/pox4/tx/{tx_id}',
+      await client.GET('/extended/v1/{pox}/tx/{tx_id}', { params: { path: { pox: 'pox4', tx_id: e.tx_id } } }),
+    );
+    expect((byTx as unknown as { results: unknown[] }).results.length).toBeGreaterThan(0);
+    valid(
+      '/extended/v1/pox4/stacker/{principal}',
+      await client.GET('/extended/v1/{pox}/stacker/{principal}', { params: { path: { pox: 'pox4', principal: e.stacker } } }),
+    );
+    valid(
+      '/extended/v1/pox4/{pool_principal}/delegations',
+      await client.GET('/extended/v1/{pox}/{pool_principal}/delegations', {
+        params: { path: { pox: 'pox4', pool_principal: e.stacker } },
+      }),
+    );
+    const cycles = valid('/extended/v2/pox/cycles', await client.GET('/extended/v2/pox/cycles'));
+    expect(cycles.total).toBe(oracle.cycles.length);
+    for (const c of oracle.cycles.slice(0, 2)) {
+      const path = { cycle_number: c.cycle_number };
+      valid(
+        '/extended/v2/pox/cycles/{cycle_number}',
+        await client.GET('/extended/v2/pox/cycles/{cycle_number}', { params: { path } }),
+      );
+      const signers = valid(
+        '/extended/v2/pox/cycles/{cycle_number}/signers',
+        await client.GET('/extended/v2/pox/cycles/{cycle_number}/signers', { params: { path } }),
+      );
+      for (const s of signers.results.slice(0, 2)) {
+        const keyPath = { ...path, signer_key: s.signing_key };
+        valid(
+          '/extended/v2/pox/cycles/{cycle_number}/signers/{signer_key}',
+          await client.GET('/extended/v2/pox/cycles/{cycle_number}/signers/{signer_key}', { params: { path: keyPath } }),
+        );
+        valid(
+          '/extended/v2/pox/cycles/{cycle_number}/signers/{signer_key}/stackers',
+          await client.GET('/extended/v2/pox/cycles/{cycle_number}/signers/{signer_key}/stackers', { params: { path: keyPath } }),
+        );
+      }
+    }
   });
 
   it('answers malformed parameters with a 400 JSON error naming them, and unknown contracts with a 404', async () => {
