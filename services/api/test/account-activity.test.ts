@@ -566,9 +566,11 @@ for (const fixture of FIXTURES) {
     });
 
     it('lists every principal’s transactions (v2) with STX totals and event counts, by offset and by cursor', async () => {
+      // In the reference's order: height, microblock sequence (anchored last), index; newest first.
+      const rank = new Map(expectedV3Order(chain).map((o, i) => [o.txId, i]));
       let paged = 0;
       for (const p of chain.principals) {
-        const want = expectedAddressTxs(chain, p);
+        const want = expectedAddressTxs(chain, p).sort((a, b) => rank.get(a.txId)! - rank.get(b.txId)!);
         const { status, body, headers } = await api.get(`/extended/v2/addresses/${p}/transactions?limit=50`);
         expectMessage(p, () => expect(status).toBe(200));
         expect(headers.get('warning')).toMatch(/^299 /);

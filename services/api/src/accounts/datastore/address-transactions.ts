@@ -5,32 +5,40 @@ import { query, rowsCarrying, statement } from '../../datastore/read-statement';
 import { ABI_SELECT, abisOf, type ContractAbis } from '../../chain/datastore/contract-abis';
 import { txRowSelect, txRowsOf } from '../../chain/datastore/txs';
 import { ASSET_EVENT_TYPES, eventSelect } from './address-assets';
-import { pageWithTransfers, txKeys, type DbTxWithTransfers } from './txs-with-transfers';
+import { pageWithTransfers, type DbTxWithTransfers } from './txs-with-transfers';
 
 /**
- * `/extended/v2/addresses/{address}/transactions` (`$1` principal, `$2` limit, `$3` offset, `$4`/`$5` the cursor's
- * block height and transaction index, null without a cursor): the principal's transactions (as the reference API's
- * `principal_txs`: origin, sponsor, token-transfer recipient, contract, asset event party), newest first, from the
- * cursor on; one more row than the page (its key is the cursor of the page after); the total; and the key of the
- * first row of the page before (`limit` rows newer than the page's first), in one statement.
+ * `/extended/v2/addresses/{address}/transactions` (`$1` principal, `$2` limit, `$3` offset, `$4`…`$6` the cursor's
+ * block height, transaction index and microblock sequence, nulls without a cursor): the principal's rows of
+ * `principal_txs` (migration 070: origin, sponsor, token-transfer recipient, contract, asset event party, as the
+ * reference API's `principal_txs`), newest first in its order (height, microblock sequence, index), from the cursor
+ * on: one range of the primary key; one more row than the page (its key is the cursor of the page after); the total
+ * from `principal_tx_counts`; and the key of the first row of the page before (`limit` rows newer than the page's
+ * first), in one statement. Only an `offset` walks more of the history than the page.
  */
 const ADDRESS_TRANSACTIONS = statement(
-  `WITH k AS MATERIALIZED (${txKeys(() => 'true', { events: 'all', sponsor: true })}),
-   page AS (
-     SELECT * FROM k WHERE $4::integer IS NULL OR (k.block_height, k.tx_index) <= ($4::integer, $5::integer)
-     ORDER BY k.block_height DESC, k.tx_index DESC LIMIT $2::integer + 1 OFFSET $3
+  `WITH page AS (
+     SELECT k.block_height, k.microblock_sequence, k.tx_index, k.tx_id, k.index_block_hash
+     FROM principal_txs k
+     WHERE k.principal = $1
+       AND ($4::integer IS NULL OR (k.block_height, k.microblock_sequence, k.tx_index) <= ($4::integer, $6::integer, $5::integer))
+     ORDER BY k.block_height DESC, k.microblock_sequence DESC, k.tx_index DESC
+     LIMIT $2::integer + 1 OFFSET $3
    ),
-   first AS (SELECT * FROM page ORDER BY block_height DESC, tx_index DESC LIMIT 1),
+   first AS (SELECT * FROM page ORDER BY block_height DESC, microblock_sequence DESC, tx_index DESC LIMIT 1),
    newer AS (
-     SELECT k.* FROM k, first WHERE (k.block_height, k.tx_index) > (first.block_height, first.tx_index)
-     ORDER BY k.block_height, k.tx_index OFFSET $2::integer - 1 LIMIT 1
+     SELECT q.* FROM first CROSS JOIN LATERAL (
+       SELECT k.tx_id, k.index_block_hash, k.microblock_sequence, k.tx_index FROM principal_txs k
+       WHERE k.principal = $1
+         AND (k.block_height, k.microblock_sequence, k.tx_index) > (first.block_height, first.microblock_sequence, first.tx_index)
+       ORDER BY k.block_height, k.microblock_sequence, k.tx_index OFFSET $2::integer - 1 LIMIT 1
+     ) q
    )
-   SELECT ${TIP_SELECT}, (SELECT count(*) FROM k) AS total,
-          (SELECT n.index_block_hash || ':' || coalesce(x.microblock_sequence, 2147483647) || ':' || n.tx_index
-           FROM newer n JOIN txs x ON x.tx_id = n.tx_id AND x.index_block_hash = n.index_block_hash) AS next_cursor,
+   SELECT ${TIP_SELECT}, coalesce((SELECT c.tx_count FROM principal_tx_counts c WHERE c.principal = $1), 0) AS total,
+          (SELECT n.index_block_hash || ':' || n.microblock_sequence || ':' || n.tx_index FROM newer n) AS next_cursor,
           ${txRowSelect('h')}, h.transfers, ${ABI_SELECT}
    FROM ${FROM_TIP}
-   ${pageWithTransfers('page k')}`,
+   ${pageWithTransfers('page k', 'k.block_height DESC, k.microblock_sequence DESC, k.tx_index DESC')}`,
 );
 
 export interface AddressTransactionsPage {
@@ -46,7 +54,7 @@ export async function getAddressTransactions(
   db: Knex,
   principal: string,
   page: { limit: number; offset: number },
-  cursor: { height: number; txIndex: number } | null,
+  cursor: { height: number; sequence: number; txIndex: number } | null,
 ): Promise<AddressTransactionsPage> {
   type Row = TipColumns & {
     total: string;
@@ -61,6 +69,7 @@ export async function getAddressTransactions(
     page.offset,
     cursor?.height ?? null,
     cursor?.txIndex ?? null,
+    cursor?.sequence ?? null,
   ]);
   const first = rows[0]!;
   return {

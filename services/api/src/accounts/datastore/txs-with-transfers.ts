@@ -47,7 +47,7 @@ const STX_EVENT_TYPES = `('stx_transfer_event', 'stx_mint_event', 'stx_burn_even
  * sent or received a committed asset event of them. `cond` narrows each branch (`t.` and `e.` columns). Each row is
  * a transaction's (block_height, tx_index, tx_id, index_block_hash, microblock_sequence).
  */
-export function txKeys(cond: (alias: 't' | 'e') => string, rules: KeyRules): string {
+function txKeys(cond: (alias: 't' | 'e') => string, rules: KeyRules): string {
   const keys = (a: 't' | 'e') => `${a}.block_height, ${a}.tx_index, ${a}.tx_id, ${a}.index_block_hash`;
   const types = rules.events === 'stx' ? STX_EVENT_TYPES : ASSET_EVENT_TYPES;
   const event = `e.canonical AND e.committed AND e.type IN ${ASSET_EVENT_TYPES} AND e.type IN ${types}`;
@@ -78,15 +78,15 @@ function transfersOf(stxOnly: boolean): string {
 }
 
 /**
- * The transactions whose keys `keys` lists (a FROM item aliased `k`, newest first), as `h`: each row with the
- * principal's asset transfers (`transfers`), its place in the page (`pos`) and the ABI of the contract it calls;
+ * The transactions whose keys `keys` lists (a FROM item aliased `k`, newest first in `order`), as `h`: each row with
+ * the principal's asset transfers (`transfers`), its place in the page (`pos`) and the ABI of the contract it calls;
  * ordered by `pos`. `$1` is the principal.
  */
-export function pageWithTransfers(keys: string): string {
+export function pageWithTransfers(keys: string, order = 'k.block_height DESC, k.tx_index DESC'): string {
   return `LEFT JOIN LATERAL (
      SELECT p.*, ${firstCallOf('p')} AS first_call
      FROM (
-       SELECT t.*, row_number() OVER (ORDER BY k.block_height DESC, k.tx_index DESC) AS pos
+       SELECT t.*, row_number() OVER (ORDER BY ${order}) AS pos
        FROM ${keys}
        CROSS JOIN LATERAL (
          SELECT ${txSelect('t')}, ${calledContract('t')} AS called, ev.transfers

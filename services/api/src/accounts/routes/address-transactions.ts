@@ -24,7 +24,7 @@ export function addressTransactionsRoutes(db: Knex, limits: PageLimits): Router 
     const page = parsePage(req.query, limits.tx, { zeroMeansDefault: true });
     const exclude = queryBoolean(req.query, 'exclude_function_args');
     const rawCursor = queryString(req.query, 'cursor');
-    let cursor: { height: number; txIndex: number } | null = null;
+    let cursor: { height: number; sequence: number; txIndex: number } | null = null;
     if (rawCursor !== undefined) {
       const m = CURSOR.exec(rawCursor);
       if (!m) {
@@ -32,10 +32,16 @@ export function addressTransactionsRoutes(db: Knex, limits: PageLimits): Router 
           `query parameter cursor: must be <index block hash>:<microblock sequence>:<tx index> as a page's cursor gives it, got ${echo(rawCursor)}`,
         );
       }
+      const [sequence, txIndex] = [Number(m[2]), Number(m[3])];
+      if (sequence > 2_147_483_647 || txIndex > 2_147_483_647) {
+        throw new InputError(
+          `query parameter cursor: microblock sequence and tx index must be at most 2147483647, got ${echo(rawCursor)}`,
+        );
+      }
       const height = await blockHeightOf(db, m[1]!.toLowerCase());
       if (height === null)
         throw new NotFoundError(`query parameter cursor: no block with index block hash ${m[1]!.toLowerCase()}`);
-      cursor = { height, txIndex: Number(m[3]) };
+      cursor = { height, sequence, txIndex };
     }
     const { tip, total, rows, abis, nextCursor } = await getAddressTransactions(db, principal, page, cursor);
     markDeprecated(res);
