@@ -229,8 +229,10 @@ for (const fixture of FIXTURES) {
       }
       expect((await get(system, '/extended/v3/tokens/stx/supply')).body.total).toBe(supply.toString());
 
-      // The rows the indexer kept block by block (through the fixture's reorgs) equal the rows computed from scratch
-      // over the canonical chain, and the counts their rows; checked on this test's own copy, rolled back.
+      // The rows the indexer kept block by block equal the rows computed from scratch over the canonical chain, and the
+      // counts their rows; checked on this test's own copy, rolled back. On the recordings with reorgs and with token
+      // events (the others add nothing these two do not cover, at a second a fixture).
+      if (!['mainnet-reorg-scenario1.tsv', 'mainnet-out-of-order-microblock.tsv'].includes(fixture)) return;
       const tables = ['principal_txs', 'principal_tx_balance_changes', 'principal_tx_counts'] as const;
       const snapshot = async (q: typeof system.db) => {
         const out: Record<string, unknown[]> = {};
