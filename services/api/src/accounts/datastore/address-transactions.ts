@@ -21,7 +21,9 @@ const ADDRESS_TRANSACTIONS = statement(
      SELECT k.block_height, k.microblock_sequence, k.tx_index, k.tx_id, k.index_block_hash
      FROM principal_txs k
      WHERE k.principal = $1
-       AND ($4::integer IS NULL OR (k.block_height, k.microblock_sequence, k.tx_index) <= ($4::integer, $6::integer, $5::integer))
+       -- Without a cursor, from above every position: a bound the primary-key range takes as its own (an OR would not).
+       AND (k.block_height, k.microblock_sequence, k.tx_index)
+           <= (coalesce($4::integer, 2147483647), coalesce($6::integer, 2147483647), coalesce($5::integer, 2147483647))
      ORDER BY k.block_height DESC, k.microblock_sequence DESC, k.tx_index DESC
      LIMIT $2::integer + 1 OFFSET $3
    ),
