@@ -16,7 +16,7 @@ import { pageWithTransfers, type DbTxWithTransfers } from './txs-with-transfers'
  * from `principal_tx_counts`; and the key of the first row of the page before (`limit` rows newer than the page's
  * first), in one statement. Only an `offset` walks more of the history than the page.
  */
-const ADDRESS_TRANSACTIONS = statement(
+export const ADDRESS_TRANSACTIONS = statement(
   `WITH page AS (
      SELECT k.block_height, k.microblock_sequence, k.tx_index, k.tx_id, k.index_block_hash
      FROM principal_txs k
