@@ -14,7 +14,7 @@ export NODE_OPTIONS := $(strip $(NODE_OPTIONS) --disable-warning=TimeoutNegative
 # they are still flagged experimental, and that one warning per process is silenced.
 JEST := NODE_OPTIONS="$(NODE_OPTIONS) --experimental-vm-modules --disable-warning=ExperimentalWarning" npx jest
 
-.PHONY: help install system-deps kafka-jars rosetta-cli schemathesis build start test lint typecheck unit integration bench clean
+.PHONY: help install system-deps kafka-jars rosetta-cli schemathesis build start test lint typecheck unit integration bench bench-live clean
 
 help:
 	@echo "make start   install and run the whole system on its embedded default (gateway :3999, observer :3700)"
@@ -106,6 +106,12 @@ bench: install system-deps kafka-jars rosetta-cli
 	npx tsx bench/runes/ingest.ts
 	npx tsx bench/runes/activity.ts
 	npx tsx bench/rosetta/run.ts
+	$(MAKE) --no-print-directory bench-live
+
+# 10,000 idle live subscribers on one api process (bench/live/README.md): the api and the subscriber processes each hold
+# a descriptor a connection, so the soft descriptor limit is raised to the hard one first.
+bench-live: install
+	ulimit -n $$(ulimit -Hn) && npx tsx bench/live/run.ts
 
 clean:
 	rm -rf .tmp node_modules
