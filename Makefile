@@ -76,19 +76,21 @@ integration: install system-deps kafka-jars rosetta-cli schemathesis
 # The three downloads/builds the tests need run side by side (network and Go, Maven, pip each wait on their own).
 # lint and typecheck run beside the tests (the suite spends much of its time waiting on processes, PostgreSQL and
 # Kafka): their output is printed after the tests', and either failing fails `make test`.
-# The suite runs in two lanes at once, each a jest process taking one file at a time with its own PostgreSQL, Kafka
-# and Redis (ADR 0021): the system lane (test/e2e, test/fuzz, test/deploy, the bus: whole systems of processes, which
-# spend much of their time waiting on them) and the app lane (unit tests, and the api, indexer, gateway, observer and
-# db integration files). One lane alone left a core idle a third of the time.
+# The suite runs in two lanes at once (ADR 0021), each a jest process taking one file at a time with its own
+# PostgreSQL, Kafka and Redis and its own half of the ports below the ephemeral range (BDA_TEST_PORTS, read by
+# libs/test-support's free-port.ts): the system lane (test/e2e, test/fuzz, test/deploy, the bus: whole systems of
+# processes, which spend much of their time waiting on them) and the app lane (unit tests, and the api, indexer,
+# gateway, observer and db integration files). One lane alone left a core idle a third of the time.
 SYSTEM_LANE := /test/(e2e|fuzz|deploy)/|/libs/bus/test/
 test: install system-deps
 	@mkdir -p .tmp
 	$(MAKE) --no-print-directory -j3 --output-sync=target kafka-jars rosetta-cli schemathesis
 	@rm -f .tmp/lint.status .tmp/jest-report-*.json; \
 	  ( $(MAKE) --no-print-directory lint typecheck > .tmp/lint.log 2>&1; echo $$? > .tmp/lint.status ) & \
-	  $(JEST) --runInBand --json --outputFile=.tmp/jest-report-system.json --selectProjects integration \
-	    --testPathPatterns '$(SYSTEM_LANE)' & system=$$!; \
-	  $(JEST) --runInBand --json --outputFile=.tmp/jest-report-app.json --testPathIgnorePatterns '$(SYSTEM_LANE)'; \
+	  BDA_TEST_PORTS=20000-26383 $(JEST) --runInBand --json --outputFile=.tmp/jest-report-system.json \
+	    --selectProjects integration --testPathPatterns '$(SYSTEM_LANE)' & system=$$!; \
+	  BDA_TEST_PORTS=26384-32767 $(JEST) --runInBand --json --outputFile=.tmp/jest-report-app.json \
+	    --testPathIgnorePatterns '$(SYSTEM_LANE)'; \
 	  status=$$?; wait $$system || status=1; \
 	  wait; echo "--- lint and typecheck (run beside the tests) ---"; cat .tmp/lint.log; \
 	  if [ "$$(cat .tmp/lint.status 2>/dev/null)" != 0 ]; then echo "lint or typecheck FAILED"; status=1; fi; \

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { freePort, freePorts, freePortsBetween } from './free-port';
+import { freePort, freePorts, freePortsBetween, portRange } from './free-port';
 
 describe('freePorts', () => {
   it('gives distinct ports, each of which can then be bound', async () => {
@@ -38,6 +38,20 @@ describe('freePorts', () => {
       await expect(freePortsBetween(3, low!, low! + 3)).rejects.toThrow(/no 3 free ports/);
     } finally {
       await new Promise<void>((resolve) => srv.close(() => resolve()));
+    }
+  });
+});
+
+describe('portRange', () => {
+  it("takes the whole range when BDA_TEST_PORTS is not set, and the lane's share when it is", () => {
+    expect(portRange(undefined, [20_000, 32_768])).toEqual([20_000, 32_768]);
+    expect(portRange('', [20_000, 32_768])).toEqual([20_000, 32_768]);
+    expect(portRange('26384-32767', [20_000, 32_768])).toEqual([26_384, 32_767]);
+  });
+
+  it('refuses a range it cannot use', () => {
+    for (const spec of ['26384', '32767-26384', '80-1000', '20000-20050', '20000-70000', 'a-b']) {
+      expect(() => portRange(spec, [20_000, 32_768])).toThrow(/BDA_TEST_PORTS/);
     }
   });
 });

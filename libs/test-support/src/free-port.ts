@@ -19,7 +19,21 @@ function ephemeralStart(): number {
   }
 }
 
-const HIGH = ephemeralStart();
+/**
+ * The share of [LOW, ephemeral start) this process draws from. `make test` runs two jest lanes at once (ADR 0021);
+ * each lane sets `BDA_TEST_PORTS=<low>-<high>` to its own half, so that a port one lane picked and released for a
+ * service about to bind cannot be picked by the other lane in between (seen: a replay posting to the other lane's api).
+ */
+export function portRange(spec: string | undefined, all: [number, number]): [number, number] {
+  if (!spec) return all;
+  const m = /^(\d+)-(\d+)$/.exec(spec);
+  const [low, high] = m ? [Number(m[1]), Number(m[2])] : [NaN, NaN];
+  if (!(low >= 1_024 && high > low + 100 && high <= 65_536))
+    throw new Error(`BDA_TEST_PORTS: expected <low>-<high>, got ${spec}`);
+  return [low, high];
+}
+
+const [RANGE_LOW, HIGH] = portRange(process.env['BDA_TEST_PORTS'], [LOW, ephemeralStart()]);
 
 /** Binds `port` on loopback, or null when it is taken. */
 function tryListen(port: number): Promise<Server | null> {
@@ -31,7 +45,7 @@ function tryListen(port: number): Promise<Server | null> {
   });
 }
 
-/** A free TCP port on loopback, below the ephemeral range. */
+/** A free TCP port on loopback, below the ephemeral range (in this process's share of it, see `portRange`). */
 export async function freePort(): Promise<number> {
   const [port] = await freePorts(1);
   return port!;
@@ -43,7 +57,7 @@ export async function freePort(): Promise<number> {
  * answers its health check.
  */
 export function freePorts(n: number): Promise<number[]> {
-  return freePortsBetween(n, LOW, HIGH);
+  return freePortsBetween(n, RANGE_LOW, HIGH);
 }
 
 /** `freePorts` drawing from [low, high). */
