@@ -88,6 +88,9 @@ export function principalActivityInsertSql(txCond: string, eventCond: string): s
        FROM members m
        JOIN tx ON tx.tx_id = m.tx_id AND tx.index_block_hash = m.index_block_hash
        LEFT JOIN kinds k ON k.tx_id = m.tx_id AND k.index_block_hash = m.index_block_hash AND k.principal = m.principal
+       -- A block whose transactions repeat a tx_index (a malformed block the indexer still takes, as address_txs
+       -- does): one row per principal and position, the first written.
+       ON CONFLICT (principal, block_height, microblock_sequence, tx_index) DO NOTHING
        RETURNING principal
      ),
      counted AS (
