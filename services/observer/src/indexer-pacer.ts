@@ -13,6 +13,8 @@ export interface IndexerPacerOptions {
   giveUpMs: number;
   logger: Logger;
   metrics: Registry;
+  /** How long past `wait_ms` the indexer's answer may take before it counts as unreachable (ms); 100 by default. */
+  answerGraceMs?: number;
 }
 
 /** The indexer's answer, as far as the pacer reads it. */
@@ -37,7 +39,7 @@ interface TopicState {
 export const PACER_QUIET_MS = 5_000;
 /** Longest wait of the pacer's background long poll: while the indexer makes no progress, one request a second. */
 export const PACER_WATCH_MS = 1_000;
-/** How long past `wait_ms` the indexer's answer may take before it counts as unreachable. */
+/** How long past `wait_ms` the indexer's answer may take before it counts as unreachable, unless told otherwise. */
 const ANSWER_GRACE_MS = 100;
 /** Pending receive times kept per topic; beyond it the list is thinned, always keeping the oldest. */
 const MAX_PENDING = 4_096;
@@ -206,7 +208,8 @@ export class IndexerPacer {
         });
       });
       // The indexer answers by `wait_ms` itself; one that does not is frozen or overloaded, and holding on helps nobody.
-      req.setTimeout(waitMs + ANSWER_GRACE_MS, () => req.destroy(new Error(`no answer within ${waitMs + ANSWER_GRACE_MS} ms`)));
+      const limitMs = waitMs + (this.opts.answerGraceMs ?? ANSWER_GRACE_MS);
+      req.setTimeout(limitMs, () => req.destroy(new Error(`no answer within ${limitMs} ms`)));
       req.on('error', reject);
       req.end();
     });
