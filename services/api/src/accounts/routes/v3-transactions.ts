@@ -102,19 +102,9 @@ export function v3TransactionRoutes(db: Knex, limits: PageLimits): Router {
   router.get('/extended/v3/transactions', async (req, res) => {
     const limit = v3Limit(req, limits.tx);
     const cursor = txCursor(req);
-    const { tip, total, rows, prevCursor } = await getTransactionSummaries(db, limit, cursor);
-    if (respondNotModifiedIfFresh(req, res, tip)) return;
-    const results = rows.slice(0, limit);
-    res.json({
-      total,
-      limit,
-      cursor: {
-        next: rows[limit] ? txCursorOf(rows[limit]) : null,
-        previous: prevCursor,
-        current: results[0] ? txCursorOf(results[0]) : null,
-      },
-      results: results.map(toTransactionSummaryResponse),
-    });
+    const page = await getTransactionSummaries(db, limit, cursor);
+    if (respondNotModifiedIfFresh(req, res, page.tip)) return;
+    res.json(cursorPage(page, limit, txCursorOf, toTransactionSummaryResponse));
   });
 
   router.get('/extended/v3/transactions/:tx_id', async (req, res) => {
@@ -172,19 +162,9 @@ export function v3TransactionRoutes(db: Knex, limits: PageLimits): Router {
     const principal = parsePrincipal(req.params.principal);
     const limit = v3Limit(req, limits.tx);
     const cursor = txCursor(req);
-    const { tip, total, rows, prevCursor } = await getPrincipalTransactionSummaries(db, principal, limit, cursor);
-    if (respondNotModifiedIfFresh(req, res, tip)) return;
-    const results = rows.slice(0, limit);
-    res.json({
-      total,
-      limit,
-      cursor: {
-        next: rows[limit] ? txCursorOf(rows[limit]) : null,
-        previous: prevCursor,
-        current: results[0] ? txCursorOf(results[0]) : null,
-      },
-      results: results.map((r) => toPrincipalTransactionResponse(principal, r)),
-    });
+    const page = await getPrincipalTransactionSummaries(db, principal, limit, cursor);
+    if (respondNotModifiedIfFresh(req, res, page.tip)) return;
+    res.json(cursorPage(page, limit, txCursorOf, (r) => toPrincipalTransactionResponse(principal, r)));
   });
 
   router.get('/extended/v3/principals/:principal/transactions/:tx_id/balance-changes', async (req, res) => {
@@ -199,18 +179,14 @@ export function v3TransactionRoutes(db: Knex, limits: PageLimits): Router {
       cursor = { assetType: Number(m[1]), asset: m[2]! };
     }
     const page = await getTxBalanceChanges(db, principal, txId, limit, cursor);
-    const results = page.rows.slice(0, limit);
-    const key = (r: (typeof results)[number]) => `${r.asset_type}:${r.asset_identifier}`;
-    res.json({
-      total: page.total,
-      limit,
-      cursor: {
-        next: page.rows[limit] ? key(page.rows[limit]) : null,
-        previous: page.prevCursor,
-        current: results[0] ? key(results[0]) : null,
-      },
-      results: results.map((r) => toBalanceChangeResponse(r, false)),
-    });
+    res.json(
+      cursorPage(
+        page,
+        limit,
+        (r) => `${r.asset_type}:${r.asset_identifier}`,
+        (r) => toBalanceChangeResponse(r, false),
+      ),
+    );
   });
 
   router.get('/extended/v3/principals/:principal/balance-changes', async (req, res) => {
@@ -241,36 +217,43 @@ export function v3TransactionRoutes(db: Knex, limits: PageLimits): Router {
     }
     const txIds = [...new Set(rawIds.map((id) => parseTxId(id, 'query parameter tx_id')))];
     const page = await getBalanceChanges(db, principal, txIds, limit, cursor);
-    const results = page.rows.slice(0, limit);
-    res.json({
-      total: page.total,
-      limit,
-      cursor: {
-        next: page.rows[limit] ? balanceChangeCursorOf(page.rows[limit]) : null,
-        previous: page.prevCursor,
-        current: results[0] ? balanceChangeCursorOf(results[0]) : null,
-      },
-      results: results.map((r) => toBalanceChangeResponse(r, true)),
-    });
+    res.json(cursorPage(page, limit, balanceChangeCursorOf, (r) => toBalanceChangeResponse(r, true)));
   });
 
   return router;
 }
 
-function mempoolPage(
+function mempoolPage(limit: number, page: Awaited<ReturnType<typeof getMempoolSummaries>>): CursorPageResponse<unknown> {
+  return cursorPage(page, limit, (r) => `${r.secs}:${r.tx_id}`, toMempoolTransactionSummaryResponse);
+}
+
+interface CursorPageResponse<T> {
+  total: number;
+  limit: number;
+  cursor: { next: string | null; previous: string | null; current: string | null };
+  results: T[];
+}
+
+/**
+ * A v3 cursor page from the `limit + 1` rows read: the first `limit` as results, `next` the cursor of the row after them
+ * (the next page's first), `previous` the previous page's first, `current` this page's first.
+ */
+function cursorPage<R, T>(
+  page: { total: number; rows: R[]; prevCursor: string | null },
   limit: number,
-  page: Awaited<ReturnType<typeof getMempoolSummaries>>,
-): { total: number; limit: number; cursor: Record<string, string | null>; results: unknown[] } {
+  cursorOf: (row: R) => string,
+  toResponse: (row: R) => T,
+): CursorPageResponse<T> {
   const results = page.rows.slice(0, limit);
-  const key = (r: (typeof results)[number]) => `${r.secs}:${r.tx_id}`;
+  const next = page.rows[limit];
   return {
     total: page.total,
     limit,
     cursor: {
-      next: page.rows[limit] ? key(page.rows[limit]) : null,
+      next: next !== undefined ? cursorOf(next) : null,
       previous: page.prevCursor,
-      current: results[0] ? key(results[0]) : null,
+      current: results[0] !== undefined ? cursorOf(results[0]) : null,
     },
-    results: results.map(toMempoolTransactionSummaryResponse),
+    results: results.map(toResponse),
   };
 }
