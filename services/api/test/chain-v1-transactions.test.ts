@@ -148,6 +148,31 @@ describe.each(['mocknet.tsv', 'mainnet-reorg-scenario1.tsv', 'epoch-3-transition
     expect(ids(repeated.body)).toEqual(both.ids.slice(0, 50));
   });
 
+  it('answers a page at any offset, inside a block or across blocks, in both orders, of all types or one', async () => {
+    const type = txs[Math.floor(txs.length / 2)]!.type;
+    for (const [query, want] of [
+      ['', txs.map((t) => t.tx_id)],
+      [`&type=${type}`, txs.filter((t) => t.type === type).map((t) => t.tx_id)],
+    ] as const) {
+      const offsets = [...sample([...want.keys()], 12), want.length - 1, want.length, want.length + 7];
+      for (const offset of offsets) {
+        for (const [order, list] of [
+          ['desc', want],
+          ['asc', [...want].reverse()],
+        ] as const) {
+          const path = `/extended/v1/tx?limit=3&offset=${offset}&order=${order}${query}`;
+          const res = await api.get(path);
+          expectMessage(path, () =>
+            expect({ total: res.body.total, ids: ids(res.body) }).toEqual({
+              total: want.length,
+              ids: list.slice(offset, offset + 3),
+            }),
+          );
+        }
+      }
+    }
+  });
+
   it('sorts by fee and by burn block time, and filters by sender, nonce and time', async () => {
     const byFee = [...txs].sort(
       (x, y) =>

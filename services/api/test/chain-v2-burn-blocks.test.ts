@@ -224,6 +224,18 @@ describe.each(['mocknet.tsv', 'mainnet-reorg-scenario1.tsv', 'epoch-3-transition
       `SELECT type_id, tx_count::text AS n FROM chain_tx_counts WHERE tx_count <> 0 ORDER BY type_id`,
     );
     expect(keptCounts.rows).toEqual(counts.rows);
+    // Migration 080's definition of the transaction list's positions.
+    const positions = await api.db.raw(
+      `SELECT g.type_id, g.block_height, (sum(g.n) OVER (PARTITION BY g.type_id ORDER BY g.block_height) - g.n)::text AS before,
+              g.n::int AS n
+       FROM (SELECT coalesce(type_id, '') AS type_id, block_height, count(*) AS n FROM txs WHERE canonical
+             GROUP BY GROUPING SETS ((block_height, type_id), (block_height))) g
+       ORDER BY g.type_id, g.block_height`,
+    );
+    const keptPositions = await api.db.raw(
+      `SELECT type_id, block_height, txs_before::text AS before, tx_count AS n FROM chain_tx_positions ORDER BY type_id, block_height`,
+    );
+    expect(keptPositions.rows).toEqual(positions.rows);
   });
 
   it('answers malformed input with a 400 naming the parameter', async () => {

@@ -48,6 +48,7 @@ import * as m066 from './066-pox-cycles';
 import * as m070 from './070-principal-activity';
 import * as m071 from './071-stx-supply';
 import * as m075 from './075-bns-current';
+import * as m080 from './080-chain-tx-positions';
 
 export { principalActivityInsertSql } from './070-principal-activity';
 
@@ -107,6 +108,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['070-principal-activity', m070],
   ['071-stx-supply', m071],
   ['075-bns-current', m075],
+  ['080-chain-tx-positions', m080],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */

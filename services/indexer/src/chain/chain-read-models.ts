@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { runPrepared } from '../write-statements';
+import { refreshTxPositions } from './tx-positions';
 
 /**
  * The chain family's read models (migration 051) follow the canonical chain: called with the blocks that just joined
@@ -8,7 +9,8 @@ import { runPrepared } from '../write-statements';
  * - `chain_burn_blocks` rows of the burn heights those blocks are in are computed again from the canonical blocks at
  *   those heights (a burn block holds a handful of Stacks blocks, one before Nakamoto), and the dense ordinals are
  *   renumbered from the lowest height touched: the top row or two when the chain grows or a reorg replaces its top;
- *   more only when a block joins below canonical blocks that came first.
+ *   more only when a block joins below canonical blocks that came first;
+ * - `chain_tx_positions` from the lowest height of those blocks up (`refreshTxPositions`).
  */
 export async function addCanonicalChainBlocks(trx: Knex.Transaction, blockHashes: readonly string[]): Promise<void> {
   await refresh(trx, blockHashes, 1);
@@ -76,4 +78,5 @@ async function refresh(trx: Knex.Transaction, blockHashes: readonly string[], si
   await runPrepared(trx, TX_COUNTS_SQL, [hashes, sign]);
   const [row] = await runPrepared<{ low: number | null }>(trx, BURN_BLOCKS_SQL, [hashes]);
   if (row?.low != null) await runPrepared(trx, RENUMBER_SQL, [row.low]);
+  await refreshTxPositions(trx, hashes);
 }

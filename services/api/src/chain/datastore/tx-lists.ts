@@ -104,12 +104,43 @@ function txListText(sortBy: TxSortBy, order: 'asc' | 'desc', f: TxListShape): st
   const dir = order === 'asc' ? 'ASC' : 'DESC';
   const ordering = SORTS[sortBy].map((c) => `${c} ${dir}`).join(', ');
   const onlyTypes = !f.fromAddress && !f.toAddress && !f.startTime && !f.endTime && !f.contractId && !f.functionName && !f.nonce;
+  if (onlyTypes && f.types !== 'many' && sortBy === 'block_height') return positionedTxListText(order, f.types === 'one');
   const total = onlyTypes
     ? `coalesce((SELECT sum(n.tx_count) FROM chain_tx_counts n${f.types === 'none' ? '' : ` WHERE n.type_id = ${f.types === 'one' ? '$3::text' : 'ANY($3::text[])'}`}), 0)`
     : `(SELECT count(*) FROM txs x WHERE ${where})`;
   const keys = `SELECT x.tx_id, x.index_block_hash, row_number() OVER (ORDER BY ${ordering}) AS pos
      FROM txs x WHERE ${where} ORDER BY ${ordering} LIMIT $1 OFFSET $2`;
   return txPageText(total, keys);
+}
+
+/**
+ * A page of `/extended/v1/tx` in height order, of every type or of one (`$3`), at any offset for the same cost: the
+ * position the page starts at (`$2` from the newest or the oldest end) is found in `chain_tx_positions` (migration
+ * 080; index `chain_tx_positions_start`), which names the block holding it and how far into the block it lies; the
+ * page is then read from that block on along `txs_canonical_order` (`txs_canonical_type_order`), skipping fewer rows
+ * than the block holds. The total is that read model's top (the same count as `chain_tx_counts`).
+ */
+function positionedTxListText(order: 'asc' | 'desc', oneType: boolean): string {
+  const type = oneType ? '$3::text' : "''";
+  const desc = order === 'desc';
+  const dir = desc ? 'DESC' : 'ASC';
+  const ordering = SORTS.block_height.map((c) => `${c} ${dir}`).join(', ');
+  const bound = `CROSS JOIN LATERAL (
+     SELECT coalesce((SELECT p.txs_before + p.tx_count FROM chain_tx_positions p
+                      WHERE p.type_id = ${type} ORDER BY p.txs_before DESC LIMIT 1), 0) AS total
+   ) n
+   LEFT JOIN LATERAL (
+     SELECT p.block_height, ${desc ? 'p.txs_before + p.tx_count - 1 - w.at' : 'w.at - p.txs_before'} AS skip
+     FROM (SELECT ${desc ? 'n.total - 1 - $2::int8' : '$2::int8'} AS at) w
+     JOIN chain_tx_positions p ON p.type_id = ${type} AND p.txs_before <= w.at
+     WHERE w.at >= 0 AND w.at < n.total
+     ORDER BY p.txs_before DESC LIMIT 1
+   ) start ON true`;
+  const keys = `SELECT x.tx_id, x.index_block_hash, row_number() OVER (ORDER BY ${ordering}) AS pos
+     FROM txs x WHERE x.canonical${oneType ? ' AND x.type_id = $3::text' : ''}
+       AND x.block_height ${desc ? '<=' : '>='} start.block_height
+     ORDER BY ${ordering} LIMIT $1 OFFSET start.skip`;
+  return txPageText('n.total', keys, bound);
 }
 
 interface TxListShape {

@@ -1,0 +1,192 @@
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { makeContractCall, makeSTXTokenTransfer } from '@stacks/transactions';
+import { createLogger } from '@bda/common';
+import { createDb, migrateLatest } from '@bda/db';
+import { createTestDatabase, testInfra } from '@bda/test-support';
+import { stacksEventHandler } from '../src/stacks/stacks-event-handler';
+
+/**
+ * `chain_tx_positions` (migration 080) as the indexer's own handler keeps it on a real PostgreSQL: a chain of blocks
+ * with a known number of transfers and contract calls each, then a fork that replaces its top with blocks of other
+ * sizes (every position above the fork moves), then the first branch coming back. Expectations are written by hand.
+ */
+
+const KEY = `${'01'.repeat(32)}01`;
+const sha = (s: string) => `0x${createHash('sha256').update(s).digest('hex')}`;
+let nonce = 0n;
+
+async function transfer(): Promise<{ txid: string; raw: string }> {
+  const tx = await makeSTXTokenTransfer({
+    recipient: 'ST000000000000000000002AMW42H',
+    amount: 1n,
+    senderKey: KEY,
+    network: 'testnet',
+    fee: 180n,
+    nonce: nonce++,
+  });
+  return { txid: `0x${tx.txid()}`, raw: `0x${tx.serialize()}` };
+}
+
+async function call(): Promise<{ txid: string; raw: string }> {
+  const tx = await makeContractCall({
+    contractAddress: 'ST000000000000000000002AMW42H',
+    contractName: 'pox-4',
+    functionName: 'get-info',
+    functionArgs: [],
+    senderKey: KEY,
+    network: 'testnet',
+    fee: 180n,
+    nonce: nonce++,
+    validateWithAbi: false,
+    postConditionMode: 'allow',
+  });
+  return { txid: `0x${tx.txid()}`, raw: `0x${tx.serialize()}` };
+}
+
+interface Ref {
+  index_block_hash: string;
+  block_hash: string;
+  block_height: number;
+}
+
+/** A block of `transfers` STX transfers then `calls` contract calls. */
+async function newBlock(label: string, parent: Ref, transfers: number, calls: number) {
+  const ref = {
+    index_block_hash: sha(`index ${label}`),
+    block_hash: sha(`block ${label}`),
+    block_height: parent.block_height + 1,
+  };
+  const txs = [];
+  for (let i = 0; i < transfers; i++) txs.push(await transfer());
+  for (let i = 0; i < calls; i++) txs.push(await call());
+  return {
+    ref,
+    body: {
+      ...ref,
+      parent_index_block_hash: parent.index_block_hash,
+      parent_block_hash: parent.block_hash,
+      parent_microblock: `0x${'00'.repeat(32)}`,
+      parent_microblock_sequence: 0,
+      burn_block_hash: sha(`burn ${label}`),
+      burn_block_height: 1000 + ref.block_height,
+      burn_block_time: 1_700_000_000 + ref.block_height,
+      miner_txid: sha(`miner ${label}`),
+      transactions: txs.map((tx, i) => ({
+        txid: tx.txid,
+        raw_tx: tx.raw,
+        raw_result: '0x0703',
+        status: 'success',
+        tx_index: i,
+        contract_abi: null,
+        execution_cost: { read_count: 0, read_length: 0, runtime: 0, write_count: 0, write_length: 0 },
+        microblock_hash: null,
+        microblock_sequence: null,
+        microblock_parent_hash: null,
+      })),
+      events: [],
+      matured_miner_rewards: [],
+    },
+  };
+}
+
+/** The rows expected for blocks of (height, transfers, calls), lowest first: every type, then per type. */
+function expected(blocks: Array<[number, number, number]>): string[] {
+  const out: string[] = [];
+  for (const [type, pick] of [
+    ['', (t: number, c: number) => t + c],
+    ['contract_call', (_t: number, c: number) => c],
+    ['token_transfer', (t: number) => t],
+  ] as const) {
+    let before = 0;
+    for (const [h, t, c] of blocks) {
+      const n = pick(t, c);
+      if (n === 0) continue;
+      out.push(`${type}/${h}: ${before}+${n}`);
+      before += n;
+    }
+  }
+  return out;
+}
+
+describe('chain_tx_positions through a reorg', () => {
+  let db: Knex;
+  const handler = stacksEventHandler(createLogger('indexer', 'silent'));
+  async function send(body: unknown): Promise<void> {
+    await db.transaction(async (trx) => {
+      handler.onBatchStart();
+      await handler.handle(trx, { path: '/new_block', received_at: '2024-01-01T00:00:00.000Z', body });
+      await handler.beforeCommit(trx);
+    });
+  }
+  const positions = async () =>
+    (
+      (await db.raw(
+        `SELECT type_id, block_height, txs_before, tx_count FROM chain_tx_positions ORDER BY type_id, block_height`,
+      )) as { rows: Array<{ type_id: string; block_height: number; txs_before: string; tx_count: number }> }
+    ).rows.map((r) => `${r.type_id}/${r.block_height}: ${r.txs_before}+${r.tx_count}`);
+
+  beforeAll(async () => {
+    db = createDb({ connectionString: await createTestDatabase(testInfra().databaseUrl, 'tx_positions'), maxConnections: 2 });
+    await migrateLatest(db);
+  });
+
+  afterAll(async () => {
+    await db?.destroy();
+  });
+
+  it('moves every position above the fork, and back when the first branch returns', async () => {
+    const root = await newBlock('root', { index_block_hash: sha('none'), block_hash: sha('none block'), block_height: -1 }, 2, 0);
+    const a1 = await newBlock('a1', root.ref, 3, 1);
+    const a2 = await newBlock('a2', a1.ref, 0, 2);
+    for (const b of [root, a1, a2]) await send(b.body);
+    expect(await positions()).toEqual(
+      expected([
+        [0, 2, 0],
+        [1, 3, 1],
+        [2, 0, 2],
+      ]),
+    );
+
+    // A longer branch from the root: heights 1 and 2 now hold other blocks, 3 is new.
+    const b1 = await newBlock('b1', root.ref, 1, 0);
+    const b2 = await newBlock('b2', b1.ref, 2, 3);
+    const b3 = await newBlock('b3', b2.ref, 1, 1);
+    for (const b of [b1, b2, b3]) await send(b.body);
+    expect(await positions()).toEqual(
+      expected([
+        [0, 2, 0],
+        [1, 1, 0],
+        [2, 2, 3],
+        [3, 1, 1],
+      ]),
+    );
+
+    // The first branch grows past it and comes back.
+    const a3 = await newBlock('a3', a2.ref, 4, 0);
+    const a4 = await newBlock('a4', a3.ref, 1, 0);
+    for (const b of [a3, a4]) await send(b.body);
+    expect(await positions()).toEqual(
+      expected([
+        [0, 2, 0],
+        [1, 3, 1],
+        [2, 0, 2],
+        [3, 4, 0],
+        [4, 1, 0],
+      ]),
+    );
+
+    // What migration 080 computes from scratch over the canonical rows.
+    const scratch = await db.raw(
+      `SELECT g.type_id, g.block_height, (sum(g.n) OVER (PARTITION BY g.type_id ORDER BY g.block_height) - g.n)::text AS before, g.n::int AS n
+       FROM (SELECT coalesce(type_id, '') AS type_id, block_height, count(*) AS n FROM txs WHERE canonical
+             GROUP BY GROUPING SETS ((block_height, type_id), (block_height))) g ORDER BY g.type_id, g.block_height`,
+    );
+    expect(await positions()).toEqual(
+      (scratch.rows as Array<{ type_id: string; block_height: number; before: string; n: number }>).map(
+        (r) => `${r.type_id}/${r.block_height}: ${r.before}+${r.n}`,
+      ),
+    );
+  });
+});
