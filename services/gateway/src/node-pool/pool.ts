@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { Pool } from 'undici';
 import type { Logger } from '@bda/common';
 import type { GatewayMetrics } from '../metrics';
 
@@ -27,8 +28,13 @@ export class Member {
   /** Origin without credentials: the label in logs and metrics. */
   readonly name: string;
   readonly hostHeader: string;
+  /** node:http keep-alive agent: the health probes. */
   readonly agent: http.Agent;
   readonly request: typeof http.request;
+  /** undici keep-alive pool: the forwarder's tries (ADR 0027). */
+  readonly dispatcher: Pool;
+  /** `Basic …` from the URL's credentials, sent on every forwarded try. */
+  readonly authorization: string | undefined;
   readonly hostname: string;
   readonly port: number;
   readonly auth: string | undefined;
@@ -62,6 +68,9 @@ export class Member {
     };
     this.agent = tls ? new https.Agent(agentOpts) : new http.Agent(agentOpts);
     this.request = tls ? https.request : http.request;
+    this.authorization = this.auth === undefined ? undefined : `Basic ${Buffer.from(this.auth).toString('base64')}`;
+    // Same limits as the agent: maxSockets connections, one request at a time on each (no pipelining).
+    this.dispatcher = new Pool(this.name, { connections: opts.maxSockets, pipelining: 1 });
   }
 
   /** Takes traffic: not marked down by the health checker and not ejected. */
@@ -175,6 +184,9 @@ export class UpstreamPool {
   }
 
   destroy(): void {
-    for (const m of this.members) m.agent.destroy();
+    for (const m of this.members) {
+      m.agent.destroy();
+      m.dispatcher.destroy().catch(() => undefined);
+    }
   }
 }

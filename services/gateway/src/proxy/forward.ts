@@ -1,12 +1,12 @@
-import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
-import { BadGatewayError, GatewayTimeoutError, ServiceUnavailableError } from '@bda/common';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { Dispatcher } from 'undici';
+import { BadGatewayError, GatewayTimeoutError, InputError, ServiceUnavailableError } from '@bda/common';
 import type { GatewayMetrics } from '../metrics';
 import type { Member, UpstreamPool } from '../node-pool/pool';
 import { isCorsHeader } from './cors';
 
 /**
- * The forwarder: node:http with keep-alive agents, the request body already read whole (read-request-body.ts: a client
+ * The forwarder: undici keep-alive pools per member (ADR 0027), the request body already read whole (read-request-body.ts: a client
  * that aborts, stalls or sends less than it announced never reaches a member), the answer streamed back, and the retry
  * rules of the pool.
  *
@@ -52,10 +52,10 @@ export interface ForwardContext {
   corsOwned?: boolean;
 }
 
-type Outcome = 'ok' | 'http_5xx' | 'connect_error' | 'timeout' | 'reset' | 'bad_response';
+type Outcome = 'ok' | 'http_5xx' | 'connect_error' | 'timeout' | 'reset' | 'bad_response' | 'invalid_request';
 
 type TryResult =
-  | { kind: 'response'; res: IncomingMessage; preq: ClientRequest }
+  | { kind: 'response'; attempt: Attempt }
   | { kind: 'failed'; sent: boolean; outcome: Outcome; message: string }
   | { kind: 'client_gone' };
 
@@ -89,6 +89,7 @@ const CONNECT_ERRORS = new Set([
   'EADDRNOTAVAIL',
   'ECONNRESET',
   'EPIPE',
+  'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
 /** Hop-by-hop headers (not passed on in either direction). */
@@ -134,13 +135,15 @@ export class Forwarder {
       const r = await this.tryOnce(member, req, res, target, headers, body, Math.min(timeLeft, this.settings.tryTimeoutMs));
       if (r.kind === 'client_gone') return;
       if (r.kind === 'failed') {
+        // A request undici refuses to write (a header or target it deems invalid) is the client's doing, not the member's.
+        if (r.outcome === 'invalid_request') throw this.failure(r, false);
         this.metrics.upstreamTries.inc(this.pool.name, member.name, r.outcome);
         this.pool.reportFailure(member, r.outcome);
         last = r;
         if (r.sent && !route.retry) break;
         continue;
       }
-      const status = r.res.statusCode ?? 502;
+      const status = r.attempt.status;
       this.metrics.upstreamLatency.observe((performance.now() - tryStart) / 1000, this.pool.name, member.name);
       if (status >= 500) {
         this.metrics.upstreamTries.inc(this.pool.name, member.name, 'http_5xx');
@@ -148,14 +151,14 @@ export class Forwarder {
         const canRetry = route.retry && ctx.tries < this.settings.maxTries && Date.now() < deadline && this.pool.pick(tried);
         if (canRetry) {
           last = { outcome: 'http_5xx', message: `${member.name} answered ${status}` };
-          r.res.resume();
+          r.attempt.discard();
           continue;
         }
       } else {
         this.metrics.upstreamTries.inc(this.pool.name, member.name, 'ok');
         this.pool.reportSuccess(member);
       }
-      this.relay(r.res, r.preq, res, ctx.responseHeaders, ctx.corsOwned === true);
+      r.attempt.relay(ctx.responseHeaders, ctx.corsOwned === true);
       return;
     }
     throw this.failure(last, ctx.tries === 0 && Date.now() < deadline);
@@ -173,6 +176,8 @@ export class Forwarder {
         return new GatewayTimeoutError(`the ${what} did not answer in time`);
       case 'connect_error':
         return new ServiceUnavailableError(`no ${what} could be reached`);
+      case 'invalid_request':
+        return new InputError(`the request cannot be forwarded (${last.message})`);
       default:
         return new BadGatewayError(`the ${what} gave a broken answer (${last.message})`);
     }
@@ -204,19 +209,19 @@ export class Forwarder {
       let pending = members.length;
       let done = false;
       let clientGone = false;
-      let held: { member: Member; res: IncomingMessage; preq: ClientRequest } | undefined;
+      let held: { member: Member; attempt: Attempt } | undefined;
       let last: { outcome: Outcome; message: string } | undefined;
-      const answer = (member: Member, pres: IncomingMessage, preq: ClientRequest) => {
+      const answer = (member: Member, attempt: Attempt) => {
         done = true;
         ctx.member = member.name;
-        this.relay(pres, preq, res, ctx.responseHeaders, ctx.corsOwned === true);
+        attempt.relay(ctx.responseHeaders, ctx.corsOwned === true);
         resolve();
       };
       const settled = () => {
         if (--pending > 0 || done) return;
-        if (held && !clientGone) return answer(held.member, held.res, held.preq);
+        if (held && !clientGone) return answer(held.member, held.attempt);
         done = true;
-        held?.res.resume();
+        held?.attempt.discard();
         if (clientGone) resolve();
         else reject(this.failure(last, false));
       };
@@ -225,11 +230,13 @@ export class Forwarder {
         void this.tryOnce(member, req, res, target, headers, body, timeoutMs).then((r) => {
           if (r.kind === 'client_gone') clientGone = true;
           else if (r.kind === 'failed') {
-            this.metrics.upstreamTries.inc(this.pool.name, member.name, r.outcome);
-            this.pool.reportFailure(member, r.outcome);
+            if (r.outcome !== 'invalid_request') {
+              this.metrics.upstreamTries.inc(this.pool.name, member.name, r.outcome);
+              this.pool.reportFailure(member, r.outcome);
+            }
             last = r;
           } else {
-            const status = r.res.statusCode ?? 502;
+            const status = r.attempt.status;
             this.metrics.upstreamLatency.observe((performance.now() - tryStart) / 1000, this.pool.name, member.name);
             if (status >= 500) {
               this.metrics.upstreamTries.inc(this.pool.name, member.name, 'http_5xx');
@@ -238,16 +245,16 @@ export class Forwarder {
               this.metrics.upstreamTries.inc(this.pool.name, member.name, 'ok');
               this.pool.reportSuccess(member);
             }
-            const heldStatus = held?.res.statusCode ?? 502;
-            if (done || clientGone) r.res.resume();
+            const heldStatus = held?.attempt.status ?? 502;
+            if (done || clientGone) r.attempt.discard();
             else if (status >= 200 && status < 300) {
-              held?.res.resume();
+              held?.attempt.discard();
               held = undefined;
-              answer(member, r.res, r.preq);
+              answer(member, r.attempt);
             } else if (!held || (heldStatus >= 500 && status < 500)) {
-              held?.res.resume();
-              held = { member, res: r.res, preq: r.preq };
-            } else r.res.resume();
+              held?.attempt.discard();
+              held = { member, attempt: r.attempt };
+            } else r.attempt.discard();
           }
           settled();
         });
@@ -264,44 +271,10 @@ export class Forwarder {
     body: Buffer | undefined,
     timeoutMs: number,
   ): Promise<TryResult> {
-    return new Promise((resolve) => new Attempt(member, req, res, target, headers, body, timeoutMs, resolve));
-  }
-
-  /** Streams the upstream answer to the client with the gateway's own headers (rate limits, request id). */
-  private relay(pres: IncomingMessage, preq: ClientRequest, res: ServerResponse, own: string[], corsOwned: boolean): void {
-    const raw = pres.rawHeaders;
-    const out: string[] = [];
-    for (let i = 0; i < raw.length; i += 2) {
-      const lower = raw[i]!.toLowerCase();
-      if (HOP_BY_HOP.has(lower) || (OWN_RESPONSE_HEADERS.has(lower) && setsHeader(own, lower))) continue;
-      if (corsOwned && isCorsHeader(lower)) continue;
-      out.push(raw[i]!, raw[i + 1]!);
-    }
-    for (let i = 0; i < own.length; i++) out.push(own[i]!);
-    res.writeHead(pres.statusCode ?? 502, pres.statusMessage, out as unknown as OutgoingHttpHeaders);
-    // An upstream that stalls mid-body is cut after the try timeout of silence.
-    const idle = setTimeout(() => preq.destroy(new Error('upstream body stalled')), this.settings.tryTimeoutMs);
-    // The body is relayed by hand rather than with pipe(): the same back-pressure (pause until the client drains)
-    // without pipe()'s own half-dozen listeners on both streams per request (issue 26).
-    pres.on('data', (chunk: Buffer) => {
-      idle.refresh();
-      if (!res.write(chunk)) pres.pause();
-    });
-    res.on('drain', () => pres.resume());
-    pres.once('end', () => {
-      clearTimeout(idle);
-      res.end();
-    });
-    const cut = () => {
-      clearTimeout(idle);
-      res.destroy();
-    };
-    pres.once('error', cut);
-    preq.once('error', cut);
-    res.once('close', () => {
-      clearTimeout(idle);
-      if (!pres.complete) preq.destroy();
-    });
+    return new Promise(
+      (resolve) =>
+        new Attempt(member, req.method ?? 'GET', res, target, headers, body, timeoutMs, this.settings.tryTimeoutMs, resolve),
+    );
   }
 }
 
@@ -310,82 +283,194 @@ function setsHeader(own: string[], name: string): boolean {
   return false;
 }
 
+type Phase = 'waiting' | 'held' | 'relaying' | 'discarded' | 'over';
+
 /**
- * One try on one member. A class rather than closures: the hot path creates one object per try instead of
- * a handful of named functions.
+ * One try on one member, as an undici dispatch handler (the member's keep-alive `Pool`): one object per try and no
+ * stream per answer, instead of node:http's ClientRequest, agent queue and IncomingMessage (issue 26, ADR 0027).
+ *
+ * - `onConnect` is undici's signal that the connection is up and the request is about to be written: from there on,
+ *   bytes reach the member (`sent`). A try that was already given up (timeout, client gone) aborts there, so a request
+ *   queued behind a slow connect is never sent after the gateway moved on.
+ * - The response headers settle the try; body chunks that arrive before the forwarder decides (relay or drop) are held
+ *   and written out on relay, and the client's back-pressure pauses the member's socket (`onData` returns false until
+ *   the client's `drain`).
+ * - One timer: the try timeout until the headers, then the idle timeout of the body while it is relayed (an upstream
+ *   that stalls mid-body is cut after `tryTimeoutMs` of silence).
  */
-class Attempt {
+class Attempt implements Dispatcher.DispatchHandler {
+  status = 0;
+  private phase: Phase = 'waiting';
   private sent = false;
-  private settled = false;
-  private readonly preq: ClientRequest;
-  private readonly timer: NodeJS.Timeout;
-  private readonly onClientClose: () => void;
+  private abortRequest: ((err?: Error) => void) | undefined;
+  private resumeSocket: (() => void) | undefined;
+  private statusText = '';
+  private rawHeaders: Buffer[] = [];
+  private held: Buffer[] | undefined;
+  private complete = false;
+  private bodyError = false;
+  private timer: NodeJS.Timeout | undefined;
+  private released = false;
+  private readonly onClientClose = (): void => {
+    if (this.res.writableFinished) return;
+    if (this.phase === 'waiting') this.settle({ kind: 'client_gone' });
+    if (!this.complete) this.abort();
+  };
+  private readonly onClientDrain = (): void => this.resumeSocket?.();
 
   constructor(
-    member: Member,
-    req: IncomingMessage,
+    private readonly member: Member,
+    method: string,
     private readonly res: ServerResponse,
     target: string,
     headers: string[],
-    private readonly body: Buffer | undefined,
+    body: Buffer | undefined,
     timeoutMs: number,
+    private readonly idleMs: number,
     private readonly resolve: (r: TryResult) => void,
   ) {
     member.inFlight++;
-    const preq = member.request({
-      host: member.hostname,
-      port: member.port,
-      method: req.method,
-      path: target,
-      agent: member.agent,
-      auth: member.auth,
-      headers: [...headers, 'host', member.hostHeader] as unknown as OutgoingHttpHeaders,
-      setHost: false,
-    });
-    this.preq = preq;
-    this.timer = setTimeout(() => this.fail('timeout', `no answer within ${timeoutMs} ms`), timeoutMs);
-    this.onClientClose = () => {
-      if (!this.res.writableFinished) {
-        this.settle({ kind: 'client_gone' });
-        this.preq.destroy();
-      }
-    };
+    this.timer = setTimeout(() => this.onTimer(timeoutMs), timeoutMs);
     res.once('close', this.onClientClose);
-    preq.once('close', () => member.inFlight--);
-    preq.once('socket', (socket: Socket) => {
-      if (socket.connecting) socket.once('connect', () => this.begin());
-      else this.begin();
-    });
-    preq.once('response', (pres: IncomingMessage) => this.settle({ kind: 'response', res: pres, preq }));
-    preq.on('error', (err: NodeJS.ErrnoException) => this.onError(err));
+    const all =
+      member.authorization === undefined
+        ? [...headers, 'host', member.hostHeader]
+        : [...headers, 'host', member.hostHeader, 'authorization', member.authorization];
+    member.dispatcher.dispatch({ path: target, method: method as Dispatcher.HttpMethod, headers: all, body: body ?? null }, this);
+  }
+
+  onConnect(abort: (err?: Error) => void): void {
+    this.abortRequest = abort;
+    if (this.phase !== 'waiting') {
+      abort();
+      return;
+    }
+    this.sent = true;
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void, statusText: string): boolean {
+    if (this.phase !== 'waiting') return true;
+    this.status = statusCode;
+    this.statusText = statusText;
+    this.rawHeaders = rawHeaders;
+    this.resumeSocket = resume;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.settle({ kind: 'response', attempt: this });
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.phase === 'relaying') {
+      this.timer?.refresh();
+      if (this.res.write(chunk)) return true;
+      this.res.once('drain', this.onClientDrain);
+      return false;
+    }
+    if (this.phase === 'held') (this.held ??= []).push(chunk);
+    return true;
+  }
+
+  onComplete(): void {
+    this.complete = true;
+    this.release();
+    if (this.phase === 'relaying') this.res.end();
+  }
+
+  onError(err: Error): void {
+    this.release();
+    if (this.phase === 'waiting') {
+      const code = (err as NodeJS.ErrnoException).code ?? '';
+      if (code === 'UND_ERR_INVALID_ARG') this.fail('invalid_request', err.message);
+      else if (!this.sent && CONNECT_ERRORS.has(code)) this.fail('connect_error', code);
+      else if (code.startsWith('HPE_')) this.fail('bad_response', code);
+      else this.fail('reset', code || err.message);
+    } else if (this.phase === 'relaying') this.res.destroy();
+    else if (this.phase === 'held') this.bodyError = true;
+  }
+
+  /** Writes the answer to the client with the gateway's own headers (rate limits, request id) first in line. */
+  relay(own: string[], corsOwned: boolean): void {
+    const raw = this.rawHeaders;
+    const out: string[] = [];
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = raw[i]!.toString('latin1');
+      const lower = name.toLowerCase();
+      if (HOP_BY_HOP.has(lower) || (OWN_RESPONSE_HEADERS.has(lower) && setsHeader(own, lower))) continue;
+      if (corsOwned && isCorsHeader(lower)) continue;
+      out.push(name, raw[i + 1]!.toString('latin1'));
+    }
+    for (let i = 0; i < own.length; i++) out.push(own[i]!);
+    const res = this.res;
+    res.writeHead(this.status, this.statusText, out as unknown as OutgoingHttpHeaders);
+    const held = this.held;
+    this.held = undefined;
+    if (this.bodyError) {
+      this.phase = 'over';
+      res.destroy();
+      return;
+    }
+    if (this.complete) {
+      this.phase = 'over';
+      if (held === undefined) res.end();
+      else if (held.length === 1) res.end(held[0]);
+      else {
+        for (const chunk of held) res.write(chunk);
+        res.end();
+      }
+      return;
+    }
+    this.phase = 'relaying';
+    if (held !== undefined) for (const chunk of held) res.write(chunk);
+    this.timer = setTimeout(() => this.onTimer(this.idleMs), this.idleMs);
+  }
+
+  /** The answer is not relayed (a 5xx retried elsewhere, a broadcast's other answers): read to its end and dropped. */
+  discard(): void {
+    this.phase = 'discarded';
+    this.held = undefined;
+  }
+
+  private onTimer(ms: number): void {
+    this.timer = undefined;
+    if (this.phase === 'waiting') this.fail('timeout', `no answer within ${ms} ms`);
+    else if (this.phase === 'relaying') {
+      this.phase = 'over';
+      this.abort(new Error('upstream body stalled'));
+      this.res.destroy();
+    }
   }
 
   private settle(r: TryResult): void {
-    if (this.settled) return;
-    this.settled = true;
-    clearTimeout(this.timer);
-    this.res.off('close', this.onClientClose);
+    if (this.phase !== 'waiting') return;
+    this.phase = r.kind === 'response' ? 'held' : 'over';
+    if (this.timer !== undefined && r.kind !== 'response') {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
     this.resolve(r);
   }
 
   private fail(outcome: Outcome, message: string): void {
     this.settle({ kind: 'failed', sent: this.sent, outcome, message });
-    this.preq.destroy();
+    this.abort();
   }
 
-  private onError(err: NodeJS.ErrnoException): void {
-    if (this.settled) return;
-    const code = err.code ?? '';
-    if (!this.sent && CONNECT_ERRORS.has(code)) this.fail('connect_error', code);
-    else if (code.startsWith('HPE_')) this.fail('bad_response', code);
-    else this.fail('reset', code || err.message);
+  /** Ends the exchange with the member (its connection is closed: an HTTP/1.1 exchange cannot be cancelled). */
+  private abort(err?: Error): void {
+    if (this.complete) return;
+    this.release();
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    // Not connected yet: onConnect aborts it when its turn comes (the phase is no longer 'waiting').
+    this.abortRequest?.(err);
   }
 
-  /** The connection is up: from here on, bytes reach the member. */
-  private begin(): void {
-    if (this.settled) return;
-    this.sent = true;
-    if (this.body === undefined) this.preq.end();
-    else this.preq.end(this.body);
+  private release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.member.inFlight--;
   }
 }
