@@ -206,7 +206,9 @@ async function explain(databaseUrl: string, text: string, values: unknown[]): Pr
   await client.connect();
   try {
     await client.query({ name: 'lookup', text, values });
-    const params = values.map((v) => `'${String(v).replace(/'/g, "''")}'`).join(', ');
+    // A text[] parameter as an array literal (the lookups take an array of keys: one lookup is an array of one).
+    const literal = (v: unknown) => (Array.isArray(v) ? `{${v.map((e) => `"${String(e)}"`).join(',')}}` : String(v));
+    const params = values.map((v) => `'${literal(v).replace(/'/g, "''")}'`).join(', ');
     const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode; 'Execution Time': number }> }>(
       `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE lookup(${params})`,
     );
@@ -240,12 +242,12 @@ interface PlanNode {
 
 async function checkPlans(targets: Target[]): Promise<void> {
   const samples: Array<[string, string, (shape: NamesShape) => unknown[]]> = [
-    ['name', NAME_LOOKUP_STATEMENTS.name, (s) => [`n${Math.floor(s.names / 2) + 3}.btc`]],
-    ['address', NAME_LOOKUP_STATEMENTS.address, (s) => [ownerAddress(Math.floor(addressCount(s) / 2))]],
+    ['name', NAME_LOOKUP_STATEMENTS.name, (s) => [[`n${Math.floor(s.names / 2) + 3}.btc`]]],
+    ['address', NAME_LOOKUP_STATEMENTS.address, (s) => [[ownerAddress(Math.floor(addressCount(s) / 2))]]],
     [
       'subdomain',
       NAME_LOOKUP_STATEMENTS.subdomain,
-      (s) => [`s${Math.floor(s.subdomains / 2)}.n${Math.floor(s.subdomains / 2) % s.names}.btc`],
+      (s) => [[`s${Math.floor(s.subdomains / 2)}.n${Math.floor(s.subdomains / 2) % s.names}.btc`]],
     ],
   ];
   const problems: string[] = [];

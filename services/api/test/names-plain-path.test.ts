@@ -146,6 +146,35 @@ describe('naming lookups on the plain path', () => {
     expect(api.validatedCount()).toBeGreaterThanOrEqual(4);
   });
 
+  it('gives each of many lookups arriving together its own answer, duplicates and unknown keys included', async () => {
+    // Lookups of one turn share a statement (`KeyedBatchLoader`): each must still get exactly its own row.
+    const nameOne = {
+      address: alice,
+      blockchain: 'stacks',
+      expire_block: 1100,
+      grace_period: 6100,
+      last_txid: '0x20',
+      status: 'name-transfer',
+      zonefile_hash: HASH_1,
+      zonefile: '$ORIGIN one.btc\n',
+    };
+    const expected: Array<[string, number, unknown]> = [
+      ['/v1/names/one.btc', 200, nameOne],
+      ['/v1/names/two.btc', 404, { error: 'cannot find name two.btc', message: 'cannot find name two.btc' }],
+      ['/v1/names/sub.one.btc', 200, expect.objectContaining({ address: bob, zonefile_hash: HASH_SUB })],
+      ['/v1/names/nope.one.btc', 404, expect.objectContaining({ error: 'cannot find subdomain nope.one.btc' })],
+      [`/v1/addresses/stacks/${alice}`, 200, { names: ['one.btc'] }],
+      [`/v1/addresses/stacks/${bob}`, 200, { names: ['sub.one.btc'] }],
+      [`/v1/addresses/stacks/${testAddress('carol')}`, 200, { names: [] }],
+    ];
+    const paths = [...expected, ...expected, ...expected].reverse();
+    const answers = await Promise.all(paths.map(([path]) => request(api.server).get(path)));
+    answers.forEach((answer, i) => {
+      const [path, status, body] = paths[i]!;
+      expect({ path, status: answer.status, body: answer.body as unknown }).toEqual({ path, status, body });
+    });
+  });
+
   it('answers like the express mounting of the same routes, errors and odd spellings included', async () => {
     for (const path of [
       '/v1/names/one.btc',

@@ -8,6 +8,7 @@ import { NAMES_PAGE_SIZE } from '../routes/bns-params';
  * migration 075, its expiry computed there from the namespace's lease rules), and its zonefile when it has arrived.
  */
 export interface DbBnsNameState {
+  fqn: string;
   address: string;
   zonefile_hash: string;
   status: string;
@@ -17,16 +18,24 @@ export interface DbBnsNameState {
   zonefile: string | null;
 }
 
-/** One row by its key, and the zonefile by its key. */
-export const NAME_STATE = statement(
-  `SELECT n.address, n.zonefile_hash, n.status, n.tx_id, n.expire_block, z.zonefile
+/**
+ * Rows by their key (`$1`: an array of names, one lookup or a batch of them, see `KeyedBatchLoader`), and each one's
+ * zonefile by its key.
+ */
+export const NAME_STATES = statement(
+  `SELECT n.fqn, n.address, n.zonefile_hash, n.status, n.tx_id, n.expire_block, z.zonefile
    FROM bns_names_current n LEFT JOIN bns_zonefiles z ON z.zonefile_hash = n.zonefile_hash
-   WHERE n.fqn = $1`,
+   WHERE n.fqn = ANY($1::text[])`,
 );
 
+/** The current state of each of `fqns` that exists, by name. */
+export async function getNameStates(db: NamesDb, fqns: string[]): Promise<Map<string, DbBnsNameState>> {
+  const rows = await db.query<DbBnsNameState>(NAME_STATES, [fqns]);
+  return new Map(rows.map((r) => [r.fqn, r]));
+}
+
 export async function getNameState(db: NamesDb, fqn: string): Promise<DbBnsNameState | undefined> {
-  const [row] = await db.query<DbBnsNameState>(NAME_STATE, [fqn]);
-  return row;
+  return (await getNameStates(db, [fqn])).get(fqn);
 }
 
 const NAMES_PAGE = statement(`SELECT fqn FROM bns_names_current ORDER BY fqn LIMIT ${NAMES_PAGE_SIZE} OFFSET $1`);
