@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { testInfra, expectMessage } from '@bda/test-support';
-import { principalActivityInsertSql } from '@bda/db';
+import { addressFromVersionHash, addressToString, deserializeTransaction } from '@stacks/transactions';
+import { PRINCIPAL_LIST_TABLES, principalActivityInsertSql, principalListFillSql } from '@bda/db';
 import { startApi, type ApiHarness } from './support/api-harness';
 import { accountLedger, type AccountLedger } from './support/account-ledger';
 import { loadRecordedEvents } from './support/replayed-database';
@@ -16,6 +17,92 @@ async function get(api: ApiHarness, path: string): Promise<{ status: number; bod
 type Body = any;
 
 const asStrings = (m: Map<string, bigint>) => Object.fromEntries([...m].map(([k, v]) => [k, v.toString()]));
+
+const ASSET_TYPES = new Set(['stx', 'ft', 'nft'].flatMap((a) => ['transfer', 'mint', 'burn'].map((k) => `${a}_${k}_event`)));
+
+interface ListBlock {
+  index_block_hash: string;
+  block_height: number;
+  transactions: Array<{ txid: string; raw_tx: string; tx_index: number }>;
+  events: Array<{ txid: string; event_index: number; committed?: boolean; type: string; [body: string]: unknown }>;
+}
+
+/** What a raw transaction names: its origin, a token transfer's recipient, the contract deployed or called. */
+function partiesOf(rawTx: string): { origin: string; recipient?: string; contract?: string } | null {
+  if (rawTx === '0x00') return null; // a burnchain operation: no bytes to decode
+  const tx = deserializeTransaction(rawTx.replace(/^0x/, ''));
+  const mainnet = tx.transactionVersion === 0;
+  const cond = tx.auth.spendingCondition;
+  const origin = addressToString(
+    addressFromVersionHash(mainnet ? (cond.hashMode === 0 ? 22 : 20) : cond.hashMode === 0 ? 26 : 21, cond.signer),
+  );
+  const p = tx.payload as unknown as Record<string, unknown>;
+  const name = (p['contractName'] as { content: string } | undefined)?.content;
+  switch (p['payloadType']) {
+    case 0:
+      return { origin, recipient: (p['recipient'] as { value: string }).value };
+    case 1:
+    case 6:
+      return { origin, contract: `${origin}.${name}` };
+    case 2: {
+      const a = p['contractAddress'] as { version: number; hash160: string };
+      return { origin, contract: `${addressToString(addressFromVersionHash(a.version, a.hash160))}.${name}` };
+    }
+    default:
+      return { origin };
+  }
+}
+
+/**
+ * The three numbered v1 lists of every principal over `blocks` (oldest first), newest first as the reference API
+ * lists them: its transactions (`transactions_with_transfers`: origin, token-transfer recipient, contract, or party to
+ * a committed asset event), its asset events and STX locks (`assets`), and the token transfers to it plus the
+ * committed STX transfer events to it carrying a memo (`stx_inbound`). Keys: `tx_id`, `tx_id:event_index`,
+ * `tx_id:type`; each with its height.
+ */
+function numberedLists(blocks: ListBlock[]) {
+  type Entry = { key: string; height: number; order: number[] };
+  const lists = { txs: new Map<string, Entry[]>(), assets: new Map<string, Entry[]>(), inbound: new Map<string, Entry[]>() };
+  const push = (list: Map<string, Entry[]>, p: string | undefined, e: Entry) => {
+    if (!p) return;
+    const l = list.get(p) ?? [];
+    if (!l.some((x) => x.key === e.key)) l.push(e);
+    list.set(p, l);
+  };
+  for (const b of blocks) {
+    const txIndex = new Map(b.transactions.map((t) => [t.txid, t.tx_index]));
+    for (const t of b.transactions) {
+      const d = partiesOf(t.raw_tx);
+      const e = { key: t.txid, height: b.block_height, order: [t.tx_index] };
+      for (const p of [d?.origin, d?.recipient, d?.contract]) push(lists.txs, p, e);
+      push(lists.inbound, d?.recipient, { key: `${t.txid}:stx-transfer`, height: b.block_height, order: [t.tx_index, -1] });
+    }
+    for (const ev of b.events) {
+      if (ev.committed === false) continue;
+      const body = (ev[ev.type] ?? {}) as Record<string, unknown>;
+      const str = (k: string) => (typeof body[k] === 'string' ? (body[k] as string) : undefined);
+      const txe = { key: ev.txid, height: b.block_height, order: [txIndex.get(ev.txid)!] };
+      const asset = { key: `${ev.txid}:${ev.event_index}`, height: b.block_height, order: [ev.event_index] };
+      if (ASSET_TYPES.has(ev.type)) {
+        for (const p of [str('sender'), str('recipient')]) {
+          push(lists.txs, p, txe);
+          push(lists.assets, p, asset);
+        }
+      }
+      if (ev.type === 'stx_lock_event') push(lists.assets, str('locked_address'), asset);
+      if (ev.type === 'stx_transfer_event' && str('memo'))
+        push(lists.inbound, str('recipient'), {
+          key: `${ev.txid}:stx-transfer-memo`,
+          height: b.block_height,
+          order: [txIndex.get(ev.txid)!, ev.event_index],
+        });
+    }
+  }
+  const newestFirst = (a: Entry, b: Entry) =>
+    b.height - a.height || b.order.map((v, i) => v - a.order[i]!).find((d) => d !== 0) || 0;
+  for (const list of Object.values(lists)) for (const l of list.values()) l.sort(newestFirst);
+  return lists;
+}
 
 const FIXTURES = [
   'mocknet.tsv',
@@ -233,7 +320,7 @@ for (const fixture of FIXTURES) {
       // counts their rows; checked on this test's own copy, rolled back. On the recordings with reorgs and with token
       // events (the others add nothing these two do not cover, at a second a fixture).
       if (!['mainnet-reorg-scenario1.tsv', 'mainnet-out-of-order-microblock.tsv'].includes(fixture)) return;
-      const tables = ['principal_txs', 'principal_tx_balance_changes', 'principal_tx_counts'] as const;
+      const tables = ['principal_txs', 'principal_tx_balance_changes', 'principal_tx_counts', ...PRINCIPAL_LIST_TABLES] as const;
       const snapshot = async (q: typeof system.db) => {
         const out: Record<string, unknown[]> = {};
         for (const t of tables) {
@@ -257,12 +344,71 @@ for (const fixture of FIXTURES) {
         .transaction(async (trx) => {
           for (const t of tables) await trx.raw(`DELETE FROM ${t}`);
           await trx.raw(principalActivityInsertSql('t.canonical', 'e.canonical'));
+          for (const t of PRINCIPAL_LIST_TABLES) await trx.raw(principalListFillSql(t));
           expect(await snapshot(trx)).toEqual(kept);
           throw new Error('rollback');
         })
         .catch((err: Error) => {
           if (err.message !== 'rollback') throw err;
         });
+    });
+
+    it('numbers the v1 address lists as the canonical chain gives them: totals, first and deepest pages, until_block (reorgs included)', async () => {
+      const byHash = new Map<string, ListBlock>();
+      for (const r of loadRecordedEvents(fixture).filter((e) => e.path === '/new_block')) {
+        const b = JSON.parse(r.body) as ListBlock;
+        if (!byHash.has(b.index_block_hash)) byHash.set(b.index_block_hash, b);
+      }
+      const canonical = ledger.canonical.map((c) => byHash.get(c.indexBlockHash)!);
+      const want = numberedLists(canonical);
+      if (fixture === 'mainnet-reorg-scenario1.tsv') {
+        // The orphaned blocks name principals too: lists that kept their rows would be longer than these.
+        const orphaned = [...byHash.values()].filter(
+          (b) => !ledger.canonical.some((c) => c.indexBlockHash === b.index_block_hash),
+        );
+        const withOrphans = numberedLists([...canonical, ...orphaned]);
+        expect([...withOrphans.txs.values()].flat().length).toBeGreaterThan([...want.txs.values()].flat().length);
+      }
+      const mid = ledger.canonical[Math.floor(ledger.canonical.length / 2)]!.height;
+      const keyOf = {
+        txs: (r: { tx: { tx_id: string } }) => r.tx.tx_id,
+        assets: (r: { tx_id: string; event_index: number }) => `${r.tx_id}:${r.event_index}`,
+        inbound: (r: { tx_id: string; transfer_type: string }) => `${r.tx_id}:${r.transfer_type}`,
+      };
+      const paths = { txs: 'transactions_with_transfers', assets: 'assets', inbound: 'stx_inbound' };
+      let checked = 0;
+      for (const p of ledger.principals) {
+        for (const list of ['txs', 'assets', 'inbound'] as const) {
+          const all = want[list].get(p) ?? [];
+          const base = `/extended/v1/address/${p}/${paths[list]}`;
+          const keys = async (query: string) => {
+            const { status, body } = await get(system, `${base}?${query}`);
+            expectMessage(`${p} ${list} ${query}`, () => expect(status).toBe(200));
+            return { total: body.total as number, keys: (body.results as Body[]).map((r) => keyOf[list](r)) };
+          };
+          const first = await keys('limit=3');
+          expectMessage(`${p} ${list}`, () =>
+            expect(first).toEqual({ total: all.length, keys: all.slice(0, 3).map((e) => e.key) }),
+          );
+          const deep = Math.max(0, all.length - 2);
+          const last = await keys(`limit=3&offset=${deep}`);
+          expectMessage(`${p} ${list} deep`, () =>
+            expect(last).toEqual({ total: all.length, keys: all.slice(deep).map((e) => e.key) }),
+          );
+          const upTo = all.filter((e) => e.height <= mid);
+          const until = await keys(`limit=2&offset=1&until_block=${mid}`);
+          expectMessage(`${p} ${list} until ${mid}`, () =>
+            expect(until).toEqual({ total: upTo.length, keys: upTo.slice(1, 3).map((e) => e.key) }),
+          );
+          if (list !== 'assets' && all.length > 0) {
+            const h = all[0]!.height;
+            const at = all.filter((e) => e.height === h);
+            expect(await keys(`limit=50&height=${h}`)).toEqual({ total: at.length, keys: at.map((e) => e.key) });
+          }
+          checked += all.length;
+        }
+      }
+      expect(checked).toBeGreaterThan(0);
     });
 
     it('answers an unknown principal with zeros and malformed parameters with 4xx JSON', async () => {

@@ -48,9 +48,18 @@ import * as m066 from './066-pox-cycles';
 import * as m070 from './070-principal-activity';
 import * as m071 from './071-stx-supply';
 import * as m075 from './075-bns-current';
+import * as m076 from './076-principal-lists';
 import * as m080 from './080-chain-tx-positions';
 
 export { principalActivityInsertSql } from './070-principal-activity';
+export {
+  INBOUND_KINDS,
+  listSeqAt,
+  PRINCIPAL_LIST_TABLES,
+  principalListAddSql,
+  principalListFillSql,
+  principalListRemoveSql,
+} from './076-principal-lists';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -108,6 +117,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['070-principal-activity', m070],
   ['071-stx-supply', m071],
   ['075-bns-current', m075],
+  ['076-principal-lists', m076],
   ['080-chain-tx-positions', m080],
 ];
 

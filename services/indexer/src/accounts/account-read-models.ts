@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { addNftBlock, removeNftBlocks } from './nft-owners';
 import { addActivityBlock, removeActivityBlocks } from './principal-activity';
+import { addListBlock, removeListBlocks } from './principal-lists';
 import { addStxBlock, removeStxBlock } from './stx-balances';
 import { addSupplyBlock, removeSupplyBlock } from './stx-supply';
 import { addTokenBlock, refreshTokenBalances, removeTokenBlock } from './token-balances';
@@ -18,7 +19,8 @@ async function heightsOf(trx: Knex.Transaction, blockHashes: readonly string[]):
 }
 
 /**
- * The account read models (ADR 0024; the STX supply and the principals' per-transaction activity, migrations 070–071)
+ * The account read models (ADR 0024; the STX supply and the principals' per-transaction activity, migrations 070–071;
+ * the numbered v1 address lists, migration 076)
  * of blocks joining the canonical chain, from their stored events, transactions
  * and miner rewards: lowest first, so each block's running totals build on the one below.
  */
@@ -31,6 +33,7 @@ export async function addCanonicalAccountBlocks(trx: Knex.Transaction, blockHash
     await addNftBlock(trx, block.index_block_hash);
     await addSupplyBlock(trx, block.index_block_hash, block.block_height);
     await addActivityBlock(trx, block.index_block_hash);
+    await addListBlock(trx, block.index_block_hash);
   }
   await refreshTokenBalances(trx, keys);
 }
@@ -46,5 +49,6 @@ export async function removeAccountBlocks(trx: Knex.Transaction, blockHashes: re
   }
   await removeNftBlocks(trx, blockHashes);
   await removeActivityBlocks(trx, blockHashes);
+  await removeListBlocks(trx, blockHashes);
   await refreshTokenBalances(trx, keys);
 }

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { DbChainTip, DbEvent } from '@bda/db';
 import { FROM_TIP, TIP_SELECT, tipOf, type TipColumns } from '../../datastore/chain-tip';
 import { query, rowsCarrying, statement } from '../../datastore/read-statement';
+import { listBounds, listPage } from './numbered-list';
 
 /** The event types that move an asset (STX, FT, NFT), as stored. */
 export const ASSET_EVENT_TYPES = `('stx_transfer_event', 'stx_mint_event', 'stx_burn_event', 'ft_transfer_event',
@@ -36,42 +37,24 @@ export function eventSelect(alias: string): string {
 }
 
 /**
- * The three ways an event concerns a principal (`$1`) up to a height (`r.height`), each a range of one partial index
- * (migrations 025 and 045), disjoint: as sender of an asset event, as its recipient when not also its sender, and as
- * the address of an STX lock. `limited` caps each branch at the rows a page can need (`$2 + $3`).
- */
-function branches(columns: string, limited: boolean): string[] {
-  const tail = limited ? 'ORDER BY e.block_height DESC, e.event_index DESC LIMIT $2::integer + $3::integer' : '';
-  const common = 'e.canonical AND e.committed AND e.block_height <= r.height';
-  return [
-    `SELECT ${columns} FROM events e WHERE ${common} AND e.type IN ${ASSET_EVENT_TYPES} AND e.sender = $1 ${tail}`,
-    `SELECT ${columns} FROM events e WHERE ${common} AND e.type IN ${ASSET_EVENT_TYPES} AND e.recipient = $1
-       AND e.sender IS DISTINCT FROM $1 ${tail}`,
-    `SELECT ${columns} FROM events e WHERE ${common} AND e.type = 'stx_lock_event' AND e.locked_address = $1 ${tail}`,
-  ];
-}
-
-/**
  * `/extended/v1/address/{principal}/assets` (`$1` principal, `$2` limit, `$3` offset, `$4` height or null for the
  * tip): the principal's committed canonical asset events and STX locks up to the height (capped at the tip), newest
- * first, with their number, in one statement. The page merges the three index ranges, each cut at `limit + offset`.
+ * first, with their number, in one statement. They are its rows of `principal_asset_events` (migration 076): the
+ * total is an index read, the page one index range at any offset, each event then read by its primary key.
  */
 const ADDRESS_ASSETS = statement(
-  `SELECT ${TIP_SELECT}, r.height AS at_height, c.total, ${eventSelect('p')}
+  `SELECT ${TIP_SELECT}, n.hi - n.lo AS total, ${eventSelect('p')}
    FROM ${FROM_TIP}
-   LEFT JOIN LATERAL (SELECT least(coalesce($4::integer, tip.block_height), tip.block_height) AS height) r ON true
-   CROSS JOIN LATERAL (
-     SELECT ${branches('count(*)', false)
-       .map((b) => `(${b})`)
-       .join(' + ')} AS total
-   ) c
+   ${listBounds('principal_asset_events', 'until', '$4')}
    LEFT JOIN LATERAL (
-     SELECT * FROM (${branches(eventSelect('e'), true)
-       .map((b) => `(${b})`)
-       .join(' UNION ALL ')}) x
-     ORDER BY x.block_height DESC, x.event_index DESC LIMIT $2 OFFSET $3
+     SELECT ${eventSelect('e')}, k.seq
+     FROM ${listPage('principal_asset_events', 'k')}
+     CROSS JOIN LATERAL (
+       SELECT ${eventSelect('e')} FROM events e WHERE e.index_block_hash = k.index_block_hash AND e.event_index = k.event_index
+       OFFSET 0
+     ) e
    ) p ON true
-   ORDER BY p.block_height DESC, p.event_index DESC`,
+   ORDER BY p.seq DESC`,
 );
 
 export interface AddressAssets {

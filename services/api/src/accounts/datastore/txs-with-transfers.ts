@@ -13,6 +13,7 @@ import {
 } from '../../chain/datastore/contract-abis';
 import { txParents, txRowSelect, txRowsOf, txSelect, type DbTxRow } from '../../chain/datastore/txs';
 import { ASSET_EVENT_TYPES } from './address-assets';
+import { listBounds, listPage, type ListRange } from './numbered-list';
 
 /** One asset event of a transaction that the principal sends or receives (amount and NFT value as stored). */
 export interface DbPrincipalTransfer {
@@ -31,38 +32,7 @@ export type DbTxWithTransfers = DbTxRow & { transfers: DbPrincipalTransfer[] | n
 /** Which transactions of the principal: at one height, up to a height (capped at the tip), or by id. */
 export type TransfersRange = { kind: 'at'; height: number } | { kind: 'until'; height: number | null };
 
-/** Which links make a transaction one of the principal's (see `txKeys`). */
-interface KeyRules {
-  /** Asset events that count: STX ones only (the single-transaction form of v1), or all. */
-  events: 'stx' | 'all';
-  /** Whether paying the fee of a sponsored transaction counts (the v2 list's rule). */
-  sponsor: boolean;
-}
-
 const STX_EVENT_TYPES = `('stx_transfer_event', 'stx_mint_event', 'stx_burn_event')`;
-
-/**
- * The transactions of a principal (`$1`) as the reference API lists them with their transfers: it sent them (as
- * origin; with `sponsor`, or paid their fee as sponsor), received a token transfer, deployed or was called by them, or
- * sent or received a committed asset event of them. `cond` narrows each branch (`t.` and `e.` columns). Each row is
- * a transaction's (block_height, tx_index, tx_id, index_block_hash, microblock_sequence).
- */
-function txKeys(cond: (alias: 't' | 'e') => string, rules: KeyRules): string {
-  const keys = (a: 't' | 'e') => `${a}.block_height, ${a}.tx_index, ${a}.tx_id, ${a}.index_block_hash`;
-  const types = rules.events === 'stx' ? STX_EVENT_TYPES : ASSET_EVENT_TYPES;
-  const event = `e.canonical AND e.committed AND e.type IN ${ASSET_EVENT_TYPES} AND e.type IN ${types}`;
-  return [
-    `SELECT ${keys('t')} FROM txs t WHERE t.canonical AND t.sender_address = $1 AND ${cond('t')}`,
-    ...(rules.sponsor
-      ? [`SELECT ${keys('t')} FROM txs t WHERE t.canonical AND t.sponsored AND t.sponsor_address = $1 AND ${cond('t')}`]
-      : []),
-    `SELECT ${keys('t')} FROM txs t WHERE t.canonical AND t.type_id = 'token_transfer' AND t.payload->>'recipient_address' = $1
-       AND ${cond('t')}`,
-    `SELECT ${keys('t')} FROM txs t WHERE t.canonical AND t.contract_id = $1 AND ${cond('t')}`,
-    `SELECT ${keys('e')} FROM events e WHERE ${event} AND e.sender = $1 AND ${cond('e')}`,
-    `SELECT ${keys('e')} FROM events e WHERE ${event} AND e.recipient = $1 AND ${cond('e')}`,
-  ].join(' UNION ');
-}
 
 /** The principal's asset events of the transaction `t` (STX only with `stxOnly`), highest event index first. */
 function transfersOf(stxOnly: boolean): string {
@@ -105,23 +75,18 @@ export function pageWithTransfers(keys: string, order = 'k.block_height DESC, k.
 /**
  * `/extended/v1/address/{principal}/transactions_with_transfers` (`$1` principal, `$2` limit, `$3` offset, `$4`
  * height or null): the tip, the number of the principal's transactions in the range, and one page of them (newest
- * first) with the principal's transfers of each and the ABIs of the contracts the page calls, in one statement.
+ * first) with the principal's transfers of each and the ABIs of the contracts the page calls, in one statement. The
+ * transactions are the principal's rows of `principal_transfer_txs` (migration 076): the total is two index reads and
+ * the page one index range at any offset.
  */
-function listText(range: TransfersRange['kind']): string {
-  const bound =
-    range === 'at'
-      ? 'LEFT JOIN LATERAL (SELECT $4::integer AS height) r ON true'
-      : 'LEFT JOIN LATERAL (SELECT least(coalesce($4::integer, tip.block_height), tip.block_height) AS height) r ON true';
-  const cond = (a: 't' | 'e') => (range === 'at' ? `${a}.block_height = r.height` : `${a}.block_height <= r.height`);
-  const keys = txKeys(cond, { events: 'all', sponsor: false });
-  return `SELECT ${TIP_SELECT}, c.total, ${txRowSelect('h')}, h.transfers, ${ABI_SELECT}
+function listText(range: ListRange): string {
+  return `SELECT ${TIP_SELECT}, n.hi - n.lo AS total, ${txRowSelect('h')}, h.transfers, ${ABI_SELECT}
    FROM ${FROM_TIP}
-   ${bound}
-   CROSS JOIN LATERAL (SELECT count(*) AS total FROM (${keys}) k) c
-   ${pageWithTransfers(`(SELECT * FROM (${keys}) k ORDER BY k.block_height DESC, k.tx_index DESC LIMIT $2 OFFSET $3) k`)}`;
+   ${listBounds('principal_transfer_txs', range, '$4')}
+   ${pageWithTransfers(listPage('principal_transfer_txs', 'k'), 'k.seq DESC')}`;
 }
 
-const LISTS: Record<TransfersRange['kind'], Statement> = { at: statement(listText('at')), until: statement(listText('until')) };
+const LISTS: Record<ListRange, Statement> = { at: statement(listText('at')), until: statement(listText('until')) };
 
 type Row = TipColumns & { total?: string; tx_id: string | null; abi_contract_id: string | null; contract_abi: unknown };
 
@@ -138,17 +103,24 @@ export async function getTxsWithTransfers(
 
 /**
  * `/extended/v1/address/{principal}/{tx_id}/with_transfers` (`$1` principal, `$2` tx id): the canonical transaction
- * when it is one of the principal's (as the list counts them, STX events only), with the principal's STX transfers.
+ * when it is one of the principal's (its origin, the token-transfer recipient, the contract deployed or called, or a
+ * party to one of its committed STX events), with the principal's STX transfers. Reads the transaction and its events
+ * only.
  */
 const ONE = statement(
   `SELECT ${TIP_SELECT}, ${txRowSelect('h')}, h.transfers, ${ABI_SELECT}
    FROM ${FROM_TIP}
    LEFT JOIN LATERAL (
      SELECT ${txSelect('t')}, ${calledContract('t')} AS called, ev.transfers
-     FROM (${txKeys((a) => `${a}.tx_id = $2`, { events: 'stx', sponsor: false })}) k
-     JOIN txs t ON t.tx_id = k.tx_id AND t.index_block_hash = k.index_block_hash
+     FROM txs t
      ${txParents('t')}
      ${transfersOf(true)}
+     WHERE t.tx_id = $2 AND t.canonical
+       AND (t.sender_address = $1 OR (t.type_id = 'token_transfer' AND t.payload->>'recipient_address' = $1)
+            OR t.contract_id = $1
+            OR EXISTS (SELECT 1 FROM events e
+                       WHERE e.tx_id = t.tx_id AND e.index_block_hash = t.index_block_hash AND e.canonical AND e.committed
+                         AND e.type IN ${STX_EVENT_TYPES} AND (e.sender = $1 OR e.recipient = $1)))
      LIMIT 1
    ) h ON true
    ${deployAbi('h.called')}`,
