@@ -266,4 +266,16 @@ describe('@stacks/blockchain-api-client against the microblock endpoints after r
       expect(one).toEqual(m);
     }
   });
+
+  it('lists the transactions streamed on the tip', async () => {
+    const list = valid('/extended/v1/microblock', await client.GET('/extended/v1/microblock/'));
+    const unconfirmed = list.results.filter((m) => m.block_hash === null);
+    expect(unconfirmed.length).toBeGreaterThan(0);
+    const txs = valid('/extended/v1/microblock/unanchored/txs', await client.GET('/extended/v1/microblock/unanchored/txs'));
+    // The transactions of the undecided microblocks, newest first (each microblock lists its own highest position first).
+    const byNewest = [...unconfirmed].sort((x, y) => y.microblock_sequence - x.microblock_sequence);
+    expect(txs.results.map((t) => t.tx_id)).toEqual(byNewest.flatMap((m) => m.txs));
+    expect(txs.total).toBe(txs.results.length);
+    expect(txs.results.every((t) => t.is_unanchored && t.microblock_canonical)).toBe(true);
+  });
 });

@@ -1,9 +1,17 @@
 /**
  * `/extended/v1/microblock/{hash}` over the recording of microblocks arriving before and after their block, replayed
  * through the real observer and indexer, against the microblocks read from the raw events: those the block confirmed
- * (from its transactions) and those streamed on top of it (undecided).
+ * (from its transactions) and those streamed on top of it (undecided); `/extended/v1/microblock/unanchored/txs`
+ * against the streamed transactions decoded here with @stacks/transactions.
  */
 import request from 'supertest';
+import {
+  addressFromVersionHash,
+  addressHashModeToVersion,
+  addressToString,
+  deserializeTransaction,
+  PayloadType,
+} from '@stacks/transactions';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { testInfra, expectMessage } from '@bda/test-support';
 import { startApi, type ApiHarness } from './support/api-harness';
@@ -153,5 +161,74 @@ describe('GET /extended/v1/microblock', () => {
     const bad = await api.get('/extended/v1/microblock?limit=201');
     expect(bad.status).toBe(400);
     expect(bad.body.message).toContain('limit');
+  });
+});
+
+describe('GET /extended/v1/microblock/unanchored/txs', () => {
+  it('lists the transactions streamed on the tip, decoded, newest first, as mined at the next height', async () => {
+    const tip = oracle.tip;
+    const expected: Array<Record<string, unknown>> = [];
+    for (const ev of loadRecordedEvents(FIXTURE)) {
+      if (ev.path !== '/new_microblocks') continue;
+      const body = JSON.parse(ev.body) as {
+        parent_index_block_hash: string;
+        transactions: Array<{
+          txid: string;
+          raw_tx: string;
+          status: string;
+          tx_index: number;
+          microblock_hash: string;
+          microblock_sequence: number;
+        }>;
+      };
+      if (body.parent_index_block_hash !== tip.index_block_hash) continue;
+      for (const t of body.transactions) {
+        const tx = deserializeTransaction(t.raw_tx.replace(/^0x/, ''));
+        const cond = tx.auth.spendingCondition;
+        const network = tx.transactionVersion === 0 ? 'mainnet' : 'testnet';
+        const sender = addressToString(addressFromVersionHash(addressHashModeToVersion(cond.hashMode, network), cond.signer));
+        const want: Record<string, unknown> = {
+          tx_id: `0x${tx.txid()}`,
+          nonce: Number(cond.nonce),
+          fee_rate: BigInt(cond.fee).toString(),
+          sender_address: sender,
+          tx_status: t.status,
+          tx_index: t.tx_index,
+          microblock_hash: t.microblock_hash,
+          microblock_sequence: t.microblock_sequence,
+          microblock_canonical: true,
+          canonical: true,
+          is_unanchored: true,
+          block_hash: '0x',
+          block_height: tip.block_height + 1,
+          burn_block_time: tip.burn_block_time,
+          burn_block_height: tip.burn_block_height,
+          parent_block_hash: tip.block_hash,
+        };
+        if (tx.payload.payloadType === PayloadType.TokenTransfer) {
+          want.tx_type = 'token_transfer';
+          want.token_transfer = { amount: BigInt(tx.payload.amount).toString() };
+        } else if (tx.payload.payloadType === PayloadType.ContractCall) {
+          const p = tx.payload;
+          want.tx_type = 'contract_call';
+          want.contract_call = {
+            contract_id: `${addressToString(p.contractAddress)}.${p.contractName.content}`,
+            function_name: p.functionName.content,
+          };
+        }
+        expected.push(want);
+      }
+    }
+    expected.sort(
+      (x, y) =>
+        (y.microblock_sequence as number) - (x.microblock_sequence as number) || (y.tx_index as number) - (x.tx_index as number),
+    );
+    expect(expected.length).toBeGreaterThan(1);
+    const res = await api.get('/extended/v1/microblock/unanchored/txs');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('warning')).toBe(WARNING);
+    expect(res.body.total).toBe(expected.length);
+    expect(res.body.results).toHaveLength(expected.length);
+    expected.forEach((want, i) => expect(res.body.results[i]).toMatchObject(want));
   });
 });

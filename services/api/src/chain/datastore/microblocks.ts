@@ -106,3 +106,63 @@ export async function getMicroblockPage(
   const first = rows[0]!;
   return { tip: tipOf(first), total: Number(first.total), rows: rowsCarrying<DbMicroblockRow>(rows, 'microblock_hash') };
 }
+
+/** A transaction streamed in a microblock on the tip and not confirmed yet, as stored (raw bytes, not decoded). */
+export interface DbUnanchoredTxRow {
+  tx_id: string;
+  microblock_hash: string;
+  microblock_sequence: number;
+  microblock_parent_hash: string;
+  tx_index: number;
+  raw_tx: Buffer;
+  status: string;
+  raw_result: string;
+  event_count: number;
+}
+
+/** The tip's block facts an unanchored transaction shows (it will be mined in the tip's child). */
+export interface DbUnanchoredTip {
+  block_height: number;
+  block_hash: string;
+  index_block_hash: string;
+  burn_block_time: string;
+  burn_block_height: number;
+}
+
+/**
+ * `/extended/v1/microblock/unanchored/txs`: the transactions of the microblocks streamed on the tip that no anchored
+ * block decided yet (unorphaned, `block_hash` null; index `microblocks_parent`, then `microblock_txs_microblock`), the
+ * newest first (sequence, then position, both descending) as the reference orders them. One stream on one block:
+ * bounded by what a miner streams before its next block (and nothing since Nakamoto).
+ */
+const UNANCHORED_TXS = statement(
+  `SELECT ${TIP_SELECT}, tb.burn_block_time AS tb_burn_block_time, tb.burn_block_height AS tb_burn_block_height,
+          u.tx_id, u.microblock_hash, u.microblock_sequence, m.microblock_parent_hash, u.tx_index, u.raw_tx, u.status,
+          u.raw_result, jsonb_array_length(u.events) AS event_count
+   FROM ${FROM_TIP}
+   LEFT JOIN blocks tb ON tb.index_block_hash = tip.index_block_hash
+   LEFT JOIN microblocks m
+     ON m.parent_index_block_hash = tip.index_block_hash AND m.microblock_canonical AND m.block_hash IS NULL
+   LEFT JOIN microblock_txs u ON u.microblock_hash = m.microblock_hash AND u.parent_index_block_hash = m.parent_index_block_hash
+   ORDER BY m.microblock_sequence DESC, u.tx_index DESC`,
+);
+
+export async function getUnanchoredTxs(
+  db: Knex,
+): Promise<{ tip: DbChainTip | null; tipBlock: DbUnanchoredTip | null; rows: DbUnanchoredTxRow[] }> {
+  type Row = TipColumns & { tb_burn_block_time: string | null; tb_burn_block_height: number | null; tx_id: string | null };
+  const rows = await query<Row>(db, UNANCHORED_TXS, []);
+  const first = rows[0]!;
+  const tip = tipOf(first);
+  const tipBlock =
+    tip && first.tb_burn_block_time !== null
+      ? {
+          block_height: tip.block_height,
+          block_hash: tip.block_hash,
+          index_block_hash: tip.index_block_hash,
+          burn_block_time: first.tb_burn_block_time,
+          burn_block_height: first.tb_burn_block_height!,
+        }
+      : null;
+  return { tip, tipBlock, rows: rowsCarrying<DbUnanchoredTxRow>(rows, 'tx_id') };
+}

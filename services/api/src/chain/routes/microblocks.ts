@@ -2,8 +2,10 @@ import express, { type Router } from 'express';
 import { NotFoundError } from '@bda/common';
 import { respondNotModifiedIfFresh } from '../../http-cache';
 import { parseHash32, parsePage } from '../../params';
-import { getMicroblock, getMicroblockPage } from '../datastore/microblocks';
+import { getMicroblock, getMicroblockPage, getUnanchoredTxs } from '../datastore/microblocks';
 import { toMicroblockResponse, type MicroblockListResponse } from '../mappers/microblock';
+import { toUnanchoredTransactionResponse } from '../mappers/unanchored-tx';
+import type { TransactionResponse } from '../../api-types';
 import { markDeprecated, redirectBareHash } from './chain-params';
 import type { RouteContext } from './context';
 
@@ -11,7 +13,7 @@ import type { RouteContext } from './context';
 const MICROBLOCK_PAGE_LIMIT = { default: 20, max: 200 } as const;
 
 /**
- * `/extended/v1/microblock` and `/extended/v1/microblock/{hash}` (deprecated in the reference: microblocks ended with
+ * `/extended/v1/microblock`, `/unanchored/txs` and `/extended/v1/microblock/{hash}` (deprecated in the reference: microblocks ended with
  * Nakamoto).
  */
 export function microblocksRouter(ctx: RouteContext): Router {
@@ -23,6 +25,16 @@ export function microblocksRouter(ctx: RouteContext): Router {
     const { tip, total, rows } = await getMicroblockPage(ctx.db, { limit, offset });
     if (respondNotModifiedIfFresh(req, res, tip)) return;
     const body: MicroblockListResponse = { limit, offset, total, results: rows.map(toMicroblockResponse) };
+    res.json(body);
+  });
+
+  // Before `/:hash`, which would read `unanchored` as a hash.
+  router.get('/extended/v1/microblock/unanchored/txs', async (req, res) => {
+    markDeprecated(res);
+    const { tip, tipBlock, rows } = await getUnanchoredTxs(ctx.db);
+    if (respondNotModifiedIfFresh(req, res, tip)) return;
+    const results = tipBlock ? rows.map((r) => toUnanchoredTransactionResponse(r, tipBlock)) : [];
+    const body: { total: number; results: TransactionResponse[] } = { total: results.length, results };
     res.json(body);
   });
 
