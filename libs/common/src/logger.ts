@@ -22,18 +22,3 @@ export function createLogger(name: string, level: string = process.env.LOG_LEVEL
 }
 
 export type { Logger } from 'pino';
-
-/**
- * The access log's own logger: one line per request through an asynchronous destination, so that under load the
- * lines that pile up during one write go out together in the next (one syscall for many requests, where a
- * synchronous line costs one each: 5 % of the api's CPU on a name lookup). Each write holds whole lines and at most
- * 4096 bytes, so the lines of cluster workers sharing one pipe never interleave. `flush` writes what is pending: the
- * process's shutdown registry calls it last, after the server closed.
- */
-export function createAccessLogger(
-  name: string,
-  level: string = process.env.LOG_LEVEL ?? 'info',
-): { logger: Logger; flush(): void } {
-  const dest = destination({ dest: 1, sync: false, maxWrite: 4096 });
-  return { logger: pino({ name, level }, dest), flush: () => dest.flushSync() };
-}

@@ -30,8 +30,6 @@ export interface ApiDeps {
   /** Where `/v1/names/{name}` and `/v1/addresses/…` run (the api process: a pool of their own, `createRunesDb`); `db` when omitted. */
   namesDb?: RunesDb;
   logger: Logger;
-  /** Where the access lines go (the api process: an asynchronous destination, `createAccessLogger`); `logger` when omitted. */
-  accessLogger?: Logger;
   metrics: Registry;
   /** True once shutdown started: readiness turns 503. */
   isShuttingDown: () => boolean;
@@ -98,7 +96,7 @@ export function buildRequestListener(deps: ApiDeps): (req: IncomingMessage, res:
   const runes = runesRoutes({ db: deps.runesDb ?? knexRunesDb(deps.db), limits: deps.pageLimits?.runes });
   const names = nameLookups(deps);
   const app = createApp(deps, duration, runes, names);
-  const plain = plainRoutes([...runes, ...names], { logger: deps.logger, accessLogger: deps.accessLogger, duration });
+  const plain = plainRoutes([...runes, ...names], { logger: deps.logger, duration });
   return (req, res) => {
     if (!plain(req, res)) app(req, res);
   };
@@ -129,7 +127,7 @@ function createApp(deps: ApiDeps, duration: DurationHistogram, runes: GetRoute[]
       metrics: deps.metrics,
     }),
   );
-  app.use(accessLog(deps.accessLogger ?? deps.logger));
+  app.use(accessLog(deps.logger));
   app.use(httpMetrics(duration));
   app.use((_req, res, next) => {
     // Default for everything (errors included); chain reads replace it with a tip-validated policy.

@@ -7,7 +7,6 @@ import {
   closeServer,
   clusterWorkerMetrics,
   listen,
-  createAccessLogger,
   createLogger,
   createMetricsRegistry,
   runClusterPrimary,
@@ -22,7 +21,6 @@ import { createRunesDb } from './runes';
 
 const env = loadApiEnv();
 const logger = createLogger('api', env.LOG_LEVEL);
-const access = createAccessLogger('api', env.LOG_LEVEL);
 
 /** One serving process (the only one, or a cluster worker): database pools, HTTP server, ordered shutdown. */
 async function serve(mode: 'single' | 'worker'): Promise<void> {
@@ -58,7 +56,6 @@ async function serve(mode: 'single' | 'worker'): Promise<void> {
       runesDb,
       namesDb,
       logger,
-      accessLogger: access.logger,
       metrics,
       metricsText: mode === 'worker' ? clusterWorkerMetrics(metrics, 'api') : undefined,
       isShuttingDown: () => shutdown.isShuttingDown,
@@ -85,7 +82,6 @@ async function serve(mode: 'single' | 'worker'): Promise<void> {
   shutdown.register('database', 'db pool', () => db.destroy());
   shutdown.register('database', 'runes db pool', () => runesDb.close());
   shutdown.register('database', 'names db pool', () => namesDb.close());
-  shutdown.register('database', 'access log', () => access.flush());
   logger.info({ port, mode }, 'api listening');
 }
 

@@ -43,8 +43,6 @@ export function expressRouter(routes: readonly GetRoute[]): Router {
 
 export interface PlainRouteOptions {
   logger: Logger;
-  /** Where the access lines go; `logger` when omitted. */
-  accessLogger?: Logger;
   /** The api's `api_http_request_duration_seconds` (labels method, route, status). */
   duration: Histogram<'method' | 'route' | 'status'>;
 }
@@ -117,7 +115,7 @@ function serve(
   res.once('finish', () => {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     opts.duration.observe({ method: req.method, route: c.route.path, status: String(res.statusCode) }, seconds);
-    (opts.accessLogger ?? opts.logger).info(
+    opts.logger.info(
       { reqId: id, method: req.method, path, status: res.statusCode, ms: Math.round(seconds * 100_000) / 100 },
       'request',
     );
