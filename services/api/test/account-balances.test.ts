@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { testInfra, expectMessage } from '@bda/test-support';
 import { addressFromVersionHash, addressToString, deserializeTransaction } from '@stacks/transactions';
-import { PRINCIPAL_LIST_TABLES, principalActivityInsertSql, principalListFillSql } from '@bda/db';
+import {
+  PRINCIPAL_LIST_TABLES,
+  principalActivityInsertSql,
+  principalListAddSql,
+  principalListFillSql,
+  principalListRemoveSql,
+} from '@bda/db';
 import { startApi, type ApiHarness } from './support/api-harness';
 import { accountLedger, type AccountLedger } from './support/account-ledger';
 import { loadRecordedEvents } from './support/replayed-database';
@@ -340,6 +346,41 @@ for (const fixture of FIXTURES) {
          WHERE c.tx_count <> (SELECT count(*) FROM principal_txs t WHERE t.principal = c.principal)`,
       )) as { rows: Array<{ n: number }> };
       expect(counts.rows[0]!.n).toBe(0);
+      // A block under canonical blocks leaving and joining again (what a block filling a gap does): the numbered
+      // lists' rows above it are renumbered down, then up, and end as kept.
+      const dense = async (q: typeof system.db) => {
+        for (const t of PRINCIPAL_LIST_TABLES) {
+          const { rows } = (await q.raw(
+            `SELECT count(*)::int AS n FROM (SELECT principal, array_agg(seq ORDER BY seq) AS s, count(*) AS c FROM ${t}
+             GROUP BY principal) x WHERE s <> (SELECT array_agg(i) FROM generate_series(1, x.c::int) i)`,
+          )) as { rows: Array<{ n: number }> };
+          expectMessage(t, () => expect(rows[0]!.n).toBe(0));
+        }
+      };
+      await dense(system.db);
+      const middle = ledger.canonical[Math.floor(ledger.canonical.length / 2)]!.indexBlockHash;
+      // The indexer's statements, their one parameter `$1` bound where it appears.
+      const run = (q: typeof system.db, sql: string, value: unknown) =>
+        q.raw(sql.replace(/\$1/g, '?'), Array<unknown>((sql.match(/\$1/g) ?? []).length).fill(value));
+      await system.db
+        .transaction(async (trx) => {
+          for (const t of PRINCIPAL_LIST_TABLES) await run(trx, principalListRemoveSql(t), [middle]);
+          await dense(trx);
+          const gone = await snapshot(trx);
+          if (fixture === 'mainnet-reorg-scenario1.tsv') {
+            // The block names principals whose lists go on above it.
+            expect(gone['principal_transfer_txs']!.length).toBeLessThan(kept['principal_transfer_txs']!.length);
+            expect(gone['principal_transfer_txs']).not.toEqual(
+              kept['principal_transfer_txs']!.filter((r) => (r as { index_block_hash: string }).index_block_hash !== middle),
+            );
+          }
+          for (const t of PRINCIPAL_LIST_TABLES) await run(trx, principalListAddSql(t), middle);
+          expect(await snapshot(trx)).toEqual(kept);
+          throw new Error('rollback');
+        })
+        .catch((err: Error) => {
+          if (err.message !== 'rollback') throw err;
+        });
       await system.db
         .transaction(async (trx) => {
           for (const t of tables) await trx.raw(`DELETE FROM ${t}`);
