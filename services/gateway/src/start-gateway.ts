@@ -5,6 +5,7 @@ import { buildAdminApp, buildApp, type GatewayDeps } from './build-app';
 import type { GatewayEnv } from './env';
 import { KeyStore } from './keys/key-store';
 import { createGatewayMetrics } from './metrics';
+import type { AccessSink } from './proxy/access-line';
 import { isOwnPath, proxyRequest } from './proxy/gateway-handler';
 import { InvalidKeyBudget } from './rate-limit/invalid-key-budget';
 import { createLimiter } from './startup/create-limiter';
@@ -27,7 +28,7 @@ export async function startGateway(env: GatewayEnv, logger: Logger, mode: 'singl
   const registry = createMetricsRegistry('gateway');
   const metrics = createGatewayMetrics(registry);
   const shutdown = new ShutdownRegistry(logger);
-  const accessLogger = createAccessLogger(env, shutdown);
+  const { accessLogger, accessSink } = createAccessLogger(env, shutdown);
   const keys = await startKeyStore(env, logger, metrics, shutdown);
   const limiter = await createLimiter(env, mode, logger, metrics, shutdown);
   const upstreams = createUpstreams(env, logger, metrics, shutdown);
@@ -52,6 +53,7 @@ export async function startGateway(env: GatewayEnv, logger: Logger, mode: 'singl
     },
     logger,
     accessLogger,
+    accessSink,
     metrics,
     registry,
     keys,
@@ -115,10 +117,13 @@ export async function startGateway(env: GatewayEnv, logger: Logger, mode: 'singl
  * several workers on one pipe never interleave. (Holding lines until 2 KiB were there, sonic-boom's `minLength`, cost
  * more CPU per request than it saved in bench/proxy: issue 26.)
  */
-function createAccessLogger(env: GatewayEnv, shutdown: ShutdownRegistry): Logger {
+function createAccessLogger(env: GatewayEnv, shutdown: ShutdownRegistry): { accessLogger: Logger; accessSink?: AccessSink } {
   const accessDest = pino.destination({ dest: 1, sync: false, maxWrite: 4096 });
   shutdown.register('database', 'access log', () => accessDest.flushSync());
-  return pino({ name: 'gateway', level: env.LOG_LEVEL }, accessDest);
+  const accessLogger = pino({ name: 'gateway', level: env.LOG_LEVEL }, accessDest);
+  // The proxied requests' lines are built by hand (access-line.ts) and written straight to the destination, as pino
+  // would write them, whenever pino would write them at all (level info or lower).
+  return { accessLogger, accessSink: accessLogger.isLevelEnabled('info') ? accessDest : undefined };
 }
 
 /** The key store on its own small PostgreSQL pool, polling the key version for revocations. */

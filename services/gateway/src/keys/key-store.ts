@@ -23,6 +23,12 @@ interface CacheEntry {
   expiresAt: number;
 }
 
+/** A valid key's verdict, good for as long as the cache entry it was matched against is the current one. */
+interface Verdict {
+  entry: CacheEntry;
+  result: Extract<AuthResult, { status: 'valid' }>;
+}
+
 export interface KeyStoreOptions {
   cacheTtlMs: number;
   pollMs: number;
@@ -38,6 +44,12 @@ export interface KeyStoreOptions {
  */
 export class KeyStore {
   private readonly cache = new Map<string, CacheEntry>();
+  /**
+   * Valid keys already matched against their prefix's current cache entry: `peek` answers them without hashing again
+   * (the SHA-256 per request, issue 26). A verdict is used only while that very entry is the prefix's fresh entry, so
+   * a revocation (version change), an expiry or a reload ends it exactly when it ends the entry.
+   */
+  private readonly verdicts = new Map<string, Verdict>();
   private readonly inflight = new Map<string, Promise<KeyRow[]>>();
   private version: string | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -72,7 +84,10 @@ export class KeyStore {
   async poll(): Promise<void> {
     try {
       const v = await keyVersion(this.db);
-      if (this.version !== undefined && v !== this.version) this.cache.clear();
+      if (this.version !== undefined && v !== this.version) {
+        this.cache.clear();
+        this.verdicts.clear();
+      }
       this.version = v;
       if (this.pollFailures > 0) this.logger.info({ failures: this.pollFailures }, 'key version poll recovered');
       this.pollFailures = 0;
@@ -91,7 +106,15 @@ export class KeyStore {
     if (!looksLikeKey(presented)) return { status: 'unknown' };
     const cached = this.cache.get(displayPrefix(presented));
     if (!cached || cached.expiresAt <= Date.now()) return undefined;
-    return this.match(presented, cached.rows);
+    const known = this.verdicts.get(presented);
+    if (known !== undefined && known.entry === cached) return known.result;
+    const result = this.match(presented, cached.rows);
+    if (result.status === 'valid') {
+      // Only valid keys are kept (made-up keys cannot fill it); bounded like the cache.
+      if (this.verdicts.size >= this.maxEntries) this.verdicts.clear();
+      this.verdicts.set(presented, { entry: cached, result });
+    }
+    return result;
   }
 
   async verify(presented: string): Promise<AuthResult> {

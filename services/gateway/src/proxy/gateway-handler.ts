@@ -8,6 +8,7 @@ import type { InvalidKeyBudget } from '../rate-limit/invalid-key-budget';
 import { limitRequest } from '../rate-limit/limit-request';
 import type { Limiter, PolicyConfig, Subject } from '../rate-limit/policy';
 import type { RouteSpec } from './allowlist';
+import type { AccessSink } from './access-line';
 import { answerError } from './answer-error';
 import { authenticate } from './authenticate';
 import { chooseUpstream } from './choose-upstream';
@@ -41,6 +42,11 @@ export interface HandlerDeps {
   logger: Logger;
   /** Where access lines go (default: `logger`). They name keys by id and never carry headers or queries. */
   accessLogger?: Logger;
+  /**
+   * Where hand-built access lines go (access-line.ts), in place of `accessLogger`: the access log's destination when
+   * its level lets info lines through.
+   */
+  accessSink?: AccessSink;
   metrics: GatewayMetrics;
   keys: Pick<KeyStore, 'verify' | 'peek'>;
   /** Invalid keys per client address (authenticate.ts). */
@@ -69,7 +75,12 @@ export function isOwnPath(url: string): boolean {
 export function proxyRequest(deps: HandlerDeps): (req: IncomingMessage, res: ServerResponse) => void {
   const limit = (subject: Subject) => limitRequest(deps, subject);
   const authDeps = { keys: deps.keys, invalidKeys: deps.invalidKeys, policy: deps.config.policy, limit, metrics: deps.metrics };
-  const logDeps = { accessLog: deps.config.accessLog, logger: deps.accessLogger ?? deps.logger, metrics: deps.metrics };
+  const logDeps = {
+    accessLog: deps.config.accessLog,
+    logger: deps.accessLogger ?? deps.logger,
+    sink: deps.accessSink,
+    metrics: deps.metrics,
+  };
   const rosettaLimit = { status: deps.config.rosettaLimitedStatus, code: deps.config.rosettaLimitedCode };
   const chooseDeps = {
     nodeRoutes: deps.config.nodeRoutes,

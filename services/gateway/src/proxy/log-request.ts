@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '@bda/common';
 import type { GatewayMetrics } from '../metrics';
+import { accessLine, type AccessSink } from './access-line';
 import type { ForwardContext } from './forward';
 
 /** What the steps of a request learned, for its access line and metrics. */
@@ -16,6 +17,8 @@ export interface LogRequestDeps {
   accessLog: boolean;
   /** Where access lines go. They name keys by id and never carry headers or queries. */
   logger: Logger;
+  /** When set, lines are built by hand (access-line.ts) and written here instead of through `logger`. */
+  sink?: AccessSink;
   metrics: Pick<GatewayMetrics, 'requests' | 'requestDuration'>;
 }
 
@@ -37,22 +40,21 @@ export function logRequest(
     deps.metrics.requests.inc(info.target, String(res.statusCode));
     deps.metrics.requestDuration.observe(seconds, info.target);
     if (!deps.accessLog) return;
-    deps.logger.info(
-      {
-        reqId: info.reqId,
-        method: req.method,
-        path: rawPath.length > 512 ? `${rawPath.slice(0, 512)}…` : rawPath,
-        status: res.statusCode,
-        ms: Math.round(seconds * 100_000) / 100,
-        ip: info.ip,
-        keyId: info.keyId,
-        target: info.target,
-        upstream: ctx.member,
-        tries: ctx.tries || undefined,
-        limited: info.limited,
-        aborted: res.writableFinished ? undefined : true,
-      },
-      'request',
-    );
+    const line = {
+      reqId: info.reqId,
+      method: req.method,
+      path: rawPath.length > 512 ? `${rawPath.slice(0, 512)}…` : rawPath,
+      status: res.statusCode,
+      ms: Math.round(seconds * 100_000) / 100,
+      ip: info.ip,
+      keyId: info.keyId,
+      target: info.target,
+      upstream: ctx.member,
+      tries: ctx.tries || undefined,
+      limited: info.limited,
+      aborted: res.writableFinished ? undefined : true,
+    };
+    if (deps.sink) deps.sink.write(accessLine(line));
+    else deps.logger.info(line, 'request');
   });
 }
