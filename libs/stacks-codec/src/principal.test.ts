@@ -1,4 +1,5 @@
-import { c32address } from 'c32check';
+import { randomBytes } from 'node:crypto';
+import { c32address, c32addressDecode } from 'c32check';
 import { describe, expect, it } from '@jest/globals';
 import { DecodeError } from './decode-error';
 import {
@@ -73,6 +74,67 @@ describe('isValidPrincipal / isValidStacksAddress', () => {
     expect(isValidContractName('-pox')).toBe(false);
     expect(isValidContractName('_pox')).toBe(false);
     expect(isValidContractName('')).toBe(false);
+  });
+});
+
+/**
+ * The oracle: c32check's own decode-then-encode round trip (what a canonical address is, by the library's definition),
+ * restricted to the four standard versions and upper-case digits as `isValidStacksAddress` promises.
+ */
+function validByC32check(s: string): boolean {
+  if (!/^S[PMTN][0-9A-HJKMNP-TV-Z]{20,50}$/.test(s)) return false;
+  try {
+    const [version, hash] = c32addressDecode(s);
+    return hash.length === 40 && c32address(version, hash) === s && [20, 21, 22, 26].includes(version);
+  } catch {
+    return false;
+  }
+}
+
+describe('isValidStacksAddress against c32check', () => {
+  const C32 = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+  /** Seeded, so that a failure repeats: a 20-byte hash with 0–3 leading zero bytes. */
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+  const hashes = Array.from({ length: 400 }, (_, i) => {
+    const bytes = randomBytes(20);
+    for (let z = 0; z < i % 4; z++) bytes[z] = 0;
+    return bytes.toString('hex');
+  });
+
+  it('accepts every address c32check writes for the four versions, and refuses the other versions', () => {
+    for (const hash of hashes) {
+      for (const version of [22, 20, 26, 21]) expect(isValidStacksAddress(c32address(version, hash))).toBe(true);
+      for (const version of [0, 1, 10, 25, 31]) expect(isValidStacksAddress(c32address(version, hash))).toBe(false);
+    }
+  });
+
+  it('agrees with c32check on mutated spellings: digits changed, inserted, removed, zero padding', () => {
+    let checked = 0;
+    let valid = 0;
+    for (const hash of hashes) {
+      const address = c32address([22, 20, 26, 21][next() % 4]!, hash);
+      const at = 2 + (next() % (address.length - 2));
+      const digit = C32[next() % 32]!;
+      const variants = [
+        address.slice(0, at) + digit + address.slice(at + 1),
+        address.slice(0, at) + digit + address.slice(at),
+        address.slice(0, at) + address.slice(at + 1),
+        `${address.slice(0, 2)}0${address.slice(2)}`,
+        address.slice(0, 2) + address.slice(2).replace(/^0/, ''),
+        address + digit,
+      ];
+      for (const v of variants) {
+        const expected = validByC32check(v);
+        expect({ v, valid: isValidStacksAddress(v) }).toEqual({ v, valid: expected });
+        checked++;
+        if (expected) valid++;
+      }
+    }
+    // The mutations must exercise both answers (an unchanged digit, a removed padding zero of a zero byte…).
+    expect(checked).toBe(2400);
+    expect(valid).toBeGreaterThan(0);
+    expect(valid).toBeLessThan(checked);
   });
 });
 
