@@ -8,6 +8,11 @@
  * Then one api process (one worker) serves, and `wrk` (else a small Node keep-alive generator) measures each endpoint
  * for BENCH_SECONDS with BENCH_CONNECTIONS connections: requests/s, p50, p99 and non-200 answers.
  *
+ * Every offset-paged list of issue 24 is measured at its first page and at a deep page (offset 50,000, or the last
+ * page where the list is shorter), and the plans of each list's statements at both depths are printed (EXPLAIN
+ * ANALYZE with buffers, through `auto_explain` on an in-process api: `explain-plans.ts`), with their buffer totals
+ * side by side: a list whose cost grows with the offset shows it there.
+ *
  * The fill must end with no dead letter and the last posted block as the tip; BENCH_ROUNDS rounds alternate the
  * endpoints (each round starts one endpoint further along) and the summary gives each figure's median with its spread
  * (min–max). A non-200 answer under load makes the run invalid: the bench says so and exits 1 without a summary.
@@ -16,6 +21,8 @@
  *   env: BENCH_BLOCKS=4000 BENCH_SECONDS=5 BENCH_CONNECTIONS=16 BENCH_ROUNDS=3 BENCH_KEEP=1 (keeps .tmp/bench-reads-<pid>)
  *        BENCH_REUSE=.tmp/bench-reads-<pid> (measures on a database a BENCH_KEEP run filled, without filling again)
  *        BENCH_ONLY=<text> (only the endpoints whose name contains it)
+ *        BENCH_PLANS=0 (no plans) BENCH_PLANS_ONLY=1 (the plans, no load)
+ * A reused database is migrated first (the indexer would on start; only the api runs here).
  */
 import { join, resolve } from 'node:path';
 import { startPostgres } from '@bda/test-support';
@@ -28,12 +35,16 @@ import { filledDatabase, removeBenchDir } from '../ingest/bench-dir';
 import { hasWrk, httpLoad, type Load } from '../http-load';
 import { BenchInvalidError, formatSpread } from '../spread';
 import { checkIngested, expectedTip } from '../ingest/check-ingested';
+import { createDb, migrateLatest } from '@bda/db';
+import { PlanExplainer } from './explain-plans';
 
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 4000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const PENDING_BLOCKS = 20;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** The deep page's offset (or the last page's, where a list is shorter). */
+const DEEP = 50_000;
 
 async function main(): Promise<void> {
   if (process.argv.includes('--help')) {
@@ -48,6 +59,15 @@ async function main(): Promise<void> {
   const server = await startPostgres({ dataDir: join(tmp, 'pg'), fresh: reuse === undefined });
   try {
     const filled = reuse ? await filledDatabase(server.url) : undefined;
+    if (filled) {
+      // The indexer migrates on start; only the api runs on a reused database.
+      const db = createDb({ connectionString: filled, maxConnections: 1 });
+      try {
+        await migrateLatest(db);
+      } finally {
+        await db.destroy();
+      }
+    }
     const sys = await TestSystem.start({
       bus: 'postgres',
       serverUrl: server.url,
@@ -104,18 +124,74 @@ async function main(): Promise<void> {
         `SELECT index_block_hash FROM blocks WHERE block_height = ${Math.floor(BLOCKS / 2)}`,
       );
       const deep = Math.max(0, Number(busiest.tx_count) - 50);
+      const mid = Math.floor(BLOCKS / 2);
+      const burnHeight = (await pick<{ h: number }>(`SELECT burn_block_height AS h FROM blocks WHERE block_height = ${mid}`)).h;
+      const txTotal = await count('SELECT count(*) AS n FROM txs WHERE canonical');
+      const pending = await count("SELECT count(*) AS n FROM mempool_txs WHERE status = 'pending'");
+      const sizes: Record<string, number> = {
+        blocks: BLOCKS,
+        txs: txTotal,
+        pending,
+        microblocks: await count('SELECT count(*) AS n FROM microblocks WHERE canonical AND microblock_canonical'),
+        rewards: await count('SELECT count(*) AS n FROM burn_block_rewards WHERE canonical'),
+        slots: await count('SELECT count(*) AS n FROM burn_block_slot_holders WHERE canonical'),
+        pox: await count('SELECT count(*) AS n FROM pox_events'),
+        events: await count(
+          `SELECT count(*) AS n FROM events WHERE canonical AND (sender = '${busiest.address}' OR recipient = '${busiest.address}')`,
+        ),
+      };
+      /** The deep offset of a list of `n` rows paged by `limit`: 50,000, or the last page's. */
+      const deepOf = (n: number, limit: number) => Math.max(0, Math.min(DEEP, n - limit));
+      /** Issue 24's offset-paged lists: name, first page, deep page (null: bounded by one block or burn block). */
+      const lists: Array<[string, string, string | null]> = [
+        ['v1 blocks', '/extended/v1/block', `/extended/v1/block?offset=${deepOf(sizes.blocks!, 20)}`],
+        ['v2 blocks', '/extended/v2/blocks', `/extended/v2/blocks?offset=${deepOf(sizes.blocks!, 20)}`],
+        ['v1 txs', '/extended/v1/tx', `/extended/v1/tx?offset=${deepOf(sizes.txs!, 20)}`],
+        [
+          'v1 txs of a type',
+          '/extended/v1/tx?type=token_transfer',
+          `/extended/v1/tx?type=token_transfer&offset=${deepOf(sizes.txs!, 20)}`,
+        ],
+        ['v1 microblocks', '/extended/v1/microblock', `/extended/v1/microblock?offset=${deepOf(sizes.microblocks!, 20)}`],
+        ['v2 burn blocks', '/extended/v2/burn-blocks', `/extended/v2/burn-blocks?offset=${deepOf(sizes.blocks!, 20)}`],
+        ['a burn block’s blocks', `/extended/v2/burn-blocks/${burnHeight}/blocks`, null],
+        ['v2 block txs', `/extended/v2/blocks/${mid}/transactions`, `/extended/v2/blocks/${mid}/transactions?offset=40`],
+        ['v3 block txs', `/extended/v3/blocks/${mid}/transactions`, null],
+        ['v1 txs of a block', `/extended/v1/tx/block_height/${mid}`, `/extended/v1/tx/block_height/${mid}?offset=40`],
+        ['mempool', '/extended/v1/tx/mempool', `/extended/v1/tx/mempool?offset=${deepOf(sizes.pending!, 20)}`],
+        [
+          'burnchain rewards',
+          '/extended/v1/burnchain/rewards',
+          `/extended/v1/burnchain/rewards?offset=${deepOf(sizes.rewards!, 96)}`,
+        ],
+        [
+          'reward slot holders',
+          '/extended/v1/burnchain/reward_slot_holders',
+          `/extended/v1/burnchain/reward_slot_holders?offset=${deepOf(sizes.slots!, 96)}`,
+        ],
+        ['pox4 events', '/extended/v1/pox4/events', `/extended/v1/pox4/events?offset=${deepOf(sizes.pox!, 96)}`],
+        [
+          `tx events of an address (${sizes.events} events)`,
+          `/extended/v1/tx/events?address=${busiest.address}`,
+          `/extended/v1/tx/events?address=${busiest.address}&offset=${deepOf(sizes.events!, 96)}`,
+        ],
+      ];
+      const listTargets: Array<[string, string]> = lists.flatMap(([name, first, deepPath]) => [
+        [`${name}, first page`, first] as [string, string],
+        ...(deepPath ? [[`${name}, ${deepPath.match(/offset=(\d+)/)![1]}`, deepPath] as [string, string]] : []),
+      ]);
       const targets: Array<[string, string]> = [
         ['status', '/extended'],
-        ['blocks, first page', '/extended/v2/blocks'],
-        [`blocks at offset ${BLOCKS - 30}`, `/extended/v2/blocks?offset=${BLOCKS - 30}`],
-        ['block by height', `/extended/v2/blocks/${Math.floor(BLOCKS / 2)}`],
+        ['block by height', `/extended/v2/blocks/${mid}`],
         ['block by hash', `/extended/v2/blocks/${block.index_block_hash}`],
         ['tx with its events', `/extended/v1/tx/${tx.tx_id}`],
-        ['mempool, first page', '/extended/v1/tx/mempool'],
         [`address of ${busiest.tx_count} txs`, `/extended/v1/address/${busiest.address}/transactions`],
         [`… at offset ${deep}`, `/extended/v1/address/${busiest.address}/transactions?offset=${deep}&limit=50`],
         [`address of ${quietest.tx_count} txs`, `/extended/v1/address/${quietest.address}/transactions`],
+        ...listTargets,
       ];
+      if (process.env.BENCH_PLANS !== '0') await printPlans(filled ?? sys.databaseUrl, lists);
+      if (process.env.BENCH_PLANS_ONLY === '1') return;
       console.log(
         `\n${CONNECTIONS} connections, ${SECONDS} s each, ${hasWrk() ? 'wrk' : 'node generator'}; api: one worker; ${ROUNDS} alternating round(s)`,
       );
@@ -156,6 +232,36 @@ async function main(): Promise<void> {
   } finally {
     await server.stop();
     if (!reuse) removeBenchDir(tmp);
+  }
+}
+
+/**
+ * Each list's statements at its first and its deep page, as PostgreSQL ran them (EXPLAIN ANALYZE, BUFFERS): a
+ * summary line per list (milliseconds and buffers of its statements at both depths), then the plans.
+ */
+async function printPlans(databaseUrl: string, lists: Array<[string, string, string | null]>): Promise<void> {
+  const explainer = PlanExplainer.start(databaseUrl);
+  try {
+    console.log('\nplans (auto_explain: ANALYZE, BUFFERS; generic plans as the api): statements of one request each');
+    const summary: string[] = ['| list | first page: ms / buffers | deep page | deep page: ms / buffers |', '|---|---|---|---|'];
+    for (const [name, first, deepPath] of lists) {
+      const a = await explainer.explain(first);
+      const b = deepPath ? await explainer.explain(deepPath) : null;
+      const fig = (r: typeof a) =>
+        `${r.statements.map((x) => x.ms.toFixed(2)).join(' + ')} ms / ${r.statements.map((x) => x.buffers).join(' + ')}`;
+      summary.push(
+        `| ${name} | ${fig(a)} | ${deepPath ? deepPath.replace(/^.*\?/, '?') : 'bounded by one block'} | ${b ? fig(b) : '–'} |`,
+      );
+      console.log(`\n${name}: ${first} (${a.status})`);
+      for (const st of a.statements) console.log(st.tree);
+      if (b && deepPath) {
+        console.log(`${name}: ${deepPath} (${b.status})`);
+        for (const st of b.statements) console.log(st.tree);
+      }
+    }
+    console.log(`\n${summary.join('\n')}`);
+  } finally {
+    await explainer.stop();
   }
 }
 

@@ -128,6 +128,7 @@ function positionedTxListText(order: 'asc' | 'desc', oneType: boolean): string {
   const bound = `CROSS JOIN LATERAL (
      SELECT coalesce((SELECT p.txs_before + p.tx_count FROM chain_tx_positions p
                       WHERE p.type_id = ${type} ORDER BY p.txs_before DESC LIMIT 1), 0) AS total
+     OFFSET 0
    ) n
    LEFT JOIN LATERAL (
      SELECT p.block_height, ${desc ? 'p.txs_before + p.tx_count - 1 - w.at' : 'w.at - p.txs_before'} AS skip
