@@ -36,8 +36,42 @@ function stacksAddressOf(btc: string): string {
   return encodeStacksAddress(26, pox.hashbytes);
 }
 
+/** Pages of two at offsets spread over each list (inside a burn block, across, the last, past the end). */
+async function checkOffsets(oracle: BurnchainOracle): Promise<void> {
+  for (const [path, want] of [
+    ['/extended/v1/burnchain/rewards', oracle.rewards.map(reward)],
+    ['/extended/v1/burnchain/reward_slot_holders', oracle.slotHolders.map(slot)],
+  ] as const) {
+    const offsets = new Set([...Array.from({ length: 8 }, (_, i) => Math.floor((i * want.length) / 8)), want.length - 1]);
+    for (const offset of [...offsets, want.length, want.length + 3]) {
+      const res = await api.get(`${path}?limit=2&offset=${offset}`);
+      expectMessage(`${path} offset ${offset}`, () => expect(res.body.results).toEqual(want.slice(offset, offset + 2)));
+    }
+  }
+}
+
+/** `chain_burnchain_positions` against what migration 081 computes from scratch over the canonical rows. */
+async function checkPositionsReadModel(): Promise<void> {
+  const scratch = await api.db.raw(
+    `SELECT g.list, g.h AS burn_block_height, (sum(g.n) OVER (PARTITION BY g.list ORDER BY g.h) - g.n)::text AS rows_before,
+            g.n::int AS row_count
+     FROM (SELECT 'rewards' AS list, r.burn_block_height AS h, count(*) AS n FROM burn_block_rewards r
+             JOIN burn_blocks b ON b.burn_block_hash = r.burn_block_hash AND b.canonical GROUP BY r.burn_block_height
+           UNION ALL
+           SELECT 'slots', s.burn_block_height, count(*) FROM burn_block_slot_holders s
+             JOIN burn_blocks b ON b.burn_block_hash = s.burn_block_hash AND b.canonical GROUP BY s.burn_block_height) g
+     ORDER BY g.list, g.h`,
+  );
+  const kept = await api.db.raw(
+    `SELECT list, burn_block_height, rows_before::text, row_count FROM chain_burnchain_positions ORDER BY list, burn_block_height`,
+  );
+  expect(kept.rows).toEqual(scratch.rows);
+}
+
 /** The endpoints agree with `oracle`, for everyone and for every address it knows. */
 async function checkAgainst(oracle: BurnchainOracle): Promise<void> {
+  await checkOffsets(oracle);
+  await checkPositionsReadModel();
   expect(await walk('/extended/v1/burnchain/rewards', 5)).toEqual(oracle.rewards.map(reward));
   expect(await walk('/extended/v1/burnchain/reward_slot_holders', 4, oracle.slotHolders.length)).toEqual(
     oracle.slotHolders.map(slot),
@@ -79,6 +113,8 @@ async function checkTotalsReadModel(): Promise<void> {
 }
 
 describe.each(['epoch-3-transition.tsv', 'fuzzed-transactions-1.tsv'])('burnchain rewards over %s', (FIXTURE) => {
+  /** The burn blocks this file's tests applied to its copy of the database, in order. */
+  const applied: Array<Parameters<typeof applyBurnBlock>[1] & Record<string, unknown>> = [];
   beforeAll(async () => {
     api = await startApi(testInfra().databaseUrl, { fixture: FIXTURE });
   }, 240_000);
@@ -169,9 +205,31 @@ describe.each(['epoch-3-transition.tsv', 'fuzzed-transactions-1.tsv'])('burnchai
       reward_slot_holders: [top.reward_recipient],
     };
     for (const b of [fork, repeat, above]) await api.db.transaction((trx) => applyBurnBlock(trx, b));
-    const after = burnchainOracle(FIXTURE, [fork, repeat, above]);
+    applied.push(fork, repeat, above);
+    const after = burnchainOracle(FIXTURE, applied);
     expect(after.rewards.some((r) => r.burn_block_hash === top.burn_block_hash)).toBe(false);
     expect(after.rewards.filter((r) => r.burn_block_height === replacedHeight)).toHaveLength(2);
+    await checkAgainst(after);
+    await checkTotalsReadModel();
+  });
+
+  it('moves the positions of every later reward and slot when a fork replaces an old burn block', async () => {
+    const before = burnchainOracle(FIXTURE, applied);
+    const oldest = before.rewards[before.rewards.length - 1]!;
+    const held = before.rewards.filter((r) => r.burn_block_height === oldest.burn_block_height).length;
+    const fork = {
+      burn_block_hash: `0x${'f2'.repeat(32)}`,
+      burn_block_height: oldest.burn_block_height,
+      burn_amount: 3,
+      reward_recipients: [1, 2, 3, 4].slice(0, held + 2).map((amt) => ({ recipient: 'mxXw9bceXuFB6HZjqriS527kTqt5H9VczT', amt })),
+      reward_slot_holders: ['mxXw9bceXuFB6HZjqriS527kTqt5H9VczT', oldest.reward_recipient, oldest.reward_recipient],
+    };
+    await api.db.transaction((trx) => applyBurnBlock(trx, fork));
+    applied.push(fork);
+    const after = burnchainOracle(FIXTURE, applied);
+    // Every reward above the fork's height now sits two positions further from the oldest.
+    expect(after.rewards.length).toBe(before.rewards.length + 2);
+    expect(after.rewards.filter((r) => r.burn_block_hash === fork.burn_block_hash)).toHaveLength(held + 2);
     await checkAgainst(after);
     await checkTotalsReadModel();
   });

@@ -50,6 +50,7 @@ import * as m071 from './071-stx-supply';
 import * as m075 from './075-bns-current';
 import * as m076 from './076-principal-lists';
 import * as m080 from './080-chain-tx-positions';
+import * as m081 from './081-burnchain-positions';
 
 export { principalActivityInsertSql } from './070-principal-activity';
 export {
@@ -119,6 +120,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['075-bns-current', m075],
   ['076-principal-lists', m076],
   ['080-chain-tx-positions', m080],
+  ['081-burnchain-positions', m081],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */

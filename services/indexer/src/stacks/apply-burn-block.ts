@@ -3,7 +3,7 @@ import type { NodeBurnBlock } from './node-payloads';
 import { arrayLiteral, arrayParameter, WriteBatch } from '../write-statements';
 import { PG_TYPE } from '../binary-array';
 import { normalizeHex } from './sanitize';
-import { applyBurnchainRewards } from '../chain';
+import { applyBurnchainRewards, refreshBurnchainPositions } from '../chain';
 
 /**
  * A burn block's writes in one statement with a fixed text (one prepared statement serves every burn block; the lists
@@ -71,4 +71,6 @@ export async function applyBurnBlock(trx: Knex.Transaction, b: NodeBurnBlock): P
     ],
   });
   await writes.flush();
+  // The deep-page positions of the burnchain lists (migration 081) read the rows just written.
+  await refreshBurnchainPositions(trx, b.burn_block_height);
 }

@@ -22,9 +22,10 @@ export interface DbRewardSlotHolderRow {
 }
 
 /**
- * A page of canonical rewards, newest burn block first and, within one, highest position first (the reference API's
- * order): a walk of the partial index `burn_block_rewards_canonical_order` (or `…_canonical_recipient` for one
- * address, `$3`); each row's burn amount by primary key, in a LATERAL kept apart by `OFFSET 0` (ADR 0017).
+ * A page of one address's (`$3`) canonical rewards, newest burn block first and, within one, highest position first
+ * (the reference API's order): a walk of the partial index `burn_block_rewards_canonical_recipient` that skips the
+ * offset (bounded by that address's rewards); each row's burn amount by primary key, in a LATERAL kept apart by
+ * `OFFSET 0` (ADR 0017).
  */
 function rewardPage(where: string): Statement {
   return statement(
@@ -41,7 +42,45 @@ function rewardPage(where: string): Statement {
   );
 }
 
-const REWARDS = rewardPage('');
+/**
+ * The burn block holding position `$2` (from the newest) of a burnchain list (`list` 'rewards' or 'slots') and how
+ * many of its rows come before that position, from `chain_burnchain_positions` (migration 081; index
+ * `chain_burnchain_positions_start`, its top row for the list's length): `start` has no row past the end.
+ */
+function positionOf(list: string): string {
+  return `CROSS JOIN LATERAL (
+       SELECT coalesce((SELECT p.rows_before + p.row_count FROM chain_burnchain_positions p
+                        WHERE p.list = '${list}' ORDER BY p.rows_before DESC LIMIT 1), 0) AS total
+       OFFSET 0
+     ) n
+     LEFT JOIN LATERAL (
+       SELECT p.burn_block_height, p.rows_before + p.row_count - 1 - w.at AS skip
+       FROM (SELECT n.total - 1 - $2::int8 AS at) w
+       JOIN chain_burnchain_positions p ON p.list = '${list}' AND p.rows_before <= w.at
+       WHERE w.at >= 0
+       ORDER BY p.rows_before DESC LIMIT 1
+     ) start ON true`;
+}
+
+/**
+ * Every address's rewards at any offset for the same cost: from the burn block holding the offset (`positionOf`),
+ * down `burn_block_rewards_canonical_order`, skipping fewer rows than that burn block holds.
+ */
+const REWARDS = statement(
+  `SELECT r.burn_block_hash, r.burn_block_height, coalesce(b.burn_amount, 0)::text AS burn_amount, r.recipient,
+          r.amount::text AS amount, r.reward_index
+   FROM (SELECT 1) one
+   ${positionOf('rewards')}
+   JOIN LATERAL (
+     SELECT x.burn_block_hash, x.burn_block_height, x.recipient, x.amount, x.reward_index FROM burn_block_rewards x
+     WHERE x.canonical AND x.burn_block_height <= start.burn_block_height
+     ORDER BY x.burn_block_height DESC, x.reward_index DESC LIMIT $1 OFFSET start.skip
+   ) r ON true
+   LEFT JOIN LATERAL (
+     SELECT bb.burn_amount FROM burn_blocks bb WHERE bb.burn_block_hash = r.burn_block_hash OFFSET 0
+   ) b ON true
+   ORDER BY r.burn_block_height DESC, r.reward_index DESC`,
+);
 const REWARDS_OF = rewardPage(' AND x.recipient = $3');
 
 export async function getBurnchainRewardPage(
@@ -54,9 +93,9 @@ export async function getBurnchainRewardPage(
 }
 
 /**
- * A page of canonical slot holders in the reference API's order (newest burn block, highest slot first) with the
- * `total` the indexer keeps (`chain_burnchain_totals`, row `''` for every address): always one row for the total, the
- * page's rows beside it. Indexes `burn_block_slot_holders_canonical_order` / `…_canonical_address`.
+ * A page of one address's canonical slot holders in the reference API's order (newest burn block, highest slot
+ * first) with the `total` the indexer keeps (`chain_burnchain_totals`): always one row for the total, the page's rows
+ * beside it. Index `burn_block_slot_holders_canonical_address`, skipping the offset (bounded by the address's slots).
  */
 function slotHolderPage(where: string, totalKey: string): Statement {
   return statement(
@@ -71,7 +110,18 @@ function slotHolderPage(where: string, totalKey: string): Statement {
   );
 }
 
-const SLOT_HOLDERS = slotHolderPage('', `''`);
+/** Every address's slot holders at any offset for the same cost, as `REWARDS` (`positionOf('slots')`). */
+const SLOT_HOLDERS = statement(
+  `SELECT n.total::text AS total, s.burn_block_hash, s.burn_block_height, s.address, s.slot_index
+   FROM (SELECT 1) one
+   ${positionOf('slots')}
+   LEFT JOIN LATERAL (
+     SELECT x.burn_block_hash, x.burn_block_height, x.address, x.slot_index FROM burn_block_slot_holders x
+     WHERE x.canonical AND x.burn_block_height <= start.burn_block_height
+     ORDER BY x.burn_block_height DESC, x.slot_index DESC LIMIT $1 OFFSET start.skip
+   ) s ON true
+   ORDER BY s.burn_block_height DESC, s.slot_index DESC`,
+);
 const SLOT_HOLDERS_OF = slotHolderPage(' AND x.address = $3', '$3');
 
 export async function getRewardSlotHolderPage(
