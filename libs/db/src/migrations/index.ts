@@ -51,6 +51,8 @@ import * as m075 from './075-bns-current';
 import * as m076 from './076-principal-lists';
 import * as m080 from './080-chain-tx-positions';
 import * as m081 from './081-burnchain-positions';
+import * as m082 from './082-pox-event-positions';
+import * as m085 from './085-mempool-principal-stx';
 
 export { principalActivityInsertSql } from './070-principal-activity';
 export {
@@ -121,6 +123,8 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['076-principal-lists', m076],
   ['080-chain-tx-positions', m080],
   ['081-burnchain-positions', m081],
+  ['082-pox-event-positions', m082],
+  ['085-mempool-principal-stx', m085],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */
