@@ -23,22 +23,34 @@ export interface DbStxBalance {
   burn_block_height: number;
 }
 
+/** What the principal's pending mempool transactions would move, in micro-STX (decimal strings). */
+export interface DbMempoolStxDelta {
+  inbound: string;
+  outbound: string;
+}
+
 type Row = TipColumns &
   Partial<DbStxBalance> & {
     at_height: number | null;
     at_burn_block_height: number | null;
+    pending_inbound: string | null;
+    pending_outbound: string | null;
   };
 
 /**
  * `$1` principal, `$2` height (null: the tip). One statement: the tip, the canonical block at the height (capped at the
- * tip), the principal's newest balance row at or below it (an index read on `stx_balance_changes`), and its newest
- * committed canonical STX lock event up to that height.
+ * tip), the principal's newest balance row at or below it (an index read on `stx_balance_changes`), its newest
+ * committed canonical STX lock event up to that height, and what its pending transactions would move now (one row of
+ * `mempool_principal_stx`, migration 085: outbound is the amount of the token transfers it sends plus the fees it
+ * pays, as origin of an unsponsored transaction or sponsor of a sponsored one; inbound the transfers it receives, as
+ * the reference API counts them).
  */
 const STX_BALANCE = statement(
   `SELECT ${TIP_SELECT}, at.block_height AS at_height, at.burn_block_height AS at_burn_block_height,
           s.balance, s.total_sent, s.total_received, s.total_fees_sent, s.total_miner_rewards_received,
           l.tx_id AS lock_tx_id, l.locked_amount, l.contract_identifier AS lock_contract, l.block_height AS lock_height, l.unlock_height AS burnchain_unlock_height,
-          lb.burn_block_height AS burnchain_lock_height
+          lb.burn_block_height AS burnchain_lock_height,
+          mp.inbound AS pending_inbound, mp.outbound AS pending_outbound
    FROM ${FROM_TIP}
    LEFT JOIN LATERAL (
      SELECT block_height, burn_block_height FROM blocks
@@ -55,18 +67,21 @@ const STX_BALANCE = statement(
        AND e.block_height <= at.block_height
      ORDER BY e.block_height DESC, e.event_index DESC LIMIT 1
    ) l ON true
-   LEFT JOIN blocks lb ON lb.index_block_hash = l.index_block_hash`,
+   LEFT JOIN blocks lb ON lb.index_block_hash = l.index_block_hash
+   LEFT JOIN mempool_principal_stx mp ON mp.principal = $1`,
 );
 
-/** `null` balance when there is no canonical block yet. */
+/** `null` balance when there is no canonical block yet; `pending`: the mempool now, whatever the height. */
 export async function getStxBalance(
   db: Knex,
   principal: string,
   height: number | null,
-): Promise<{ tip: DbChainTip | null; balance: DbStxBalance | null }> {
+): Promise<{ tip: DbChainTip | null; balance: DbStxBalance | null; pending: DbMempoolStxDelta }> {
   const [row] = await query<Row>(db, STX_BALANCE, [principal, height]);
-  if (!row || row.at_height === null) return { tip: row ? tipOf(row) : null, balance: null };
+  const pending = { inbound: row?.pending_inbound ?? '0', outbound: row?.pending_outbound ?? '0' };
+  if (!row || row.at_height === null) return { tip: row ? tipOf(row) : null, balance: null, pending };
   return {
+    pending,
     tip: tipOf(row),
     balance: {
       height: row.at_height,

@@ -1,5 +1,4 @@
-import type { DbMempoolStxDelta } from '../datastore/mempool-balance';
-import type { DbStxBalance } from '../datastore/stx-balance';
+import type { DbMempoolStxDelta, DbStxBalance } from '../datastore/stx-balance';
 import { toStxLockResponse } from './stx-balance';
 
 /** `/extended/v3/principals/{principal}/balances/stx`. */

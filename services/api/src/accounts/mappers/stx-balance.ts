@@ -1,5 +1,4 @@
-import type { DbMempoolStxDelta } from '../datastore/mempool-balance';
-import type { DbStxBalance } from '../datastore/stx-balance';
+import type { DbMempoolStxDelta, DbStxBalance } from '../datastore/stx-balance';
 
 /** The lock part of a STX balance (`StxBalance` of the reference API). */
 export interface StxLockResponse {

@@ -2,7 +2,6 @@ import express, { type Router } from 'express';
 import type { Knex } from 'knex';
 import { NotFoundError } from '@bda/common';
 import { parsePrincipal } from '../../params';
-import { getMempoolStxDelta } from '../datastore/mempool-balance';
 import { getStxBalance } from '../datastore/stx-balance';
 import { getTokenBalances } from '../datastore/token-balances';
 import { toAddressStxBalanceResponse } from '../mappers/stx-balance';
@@ -15,18 +14,17 @@ export function balancesRoutes(db: Knex): Router {
   router.get('/extended/v1/address/:principal/balances', async (req, res) => {
     const principal = parsePrincipal(req.params.principal);
     const until = await parseUntilBlock(db, req.query);
-    const { balance } = await getStxBalance(db, principal, until);
+    const { balance, pending } = await getStxBalance(db, principal, until);
     if (!balance) throw new NotFoundError('no current block');
     // The token reads at the STX read's height: a block arriving in between does not split the answer.
     const height = until === null ? null : balance.height;
-    const [ft, nft, pending] = await Promise.all([
+    const [ft, nft] = await Promise.all([
       getTokenBalances(db, principal, 'ft', height),
       getTokenBalances(db, principal, 'nft', height),
-      until === null ? getMempoolStxDelta(db, principal) : Promise.resolve(null),
     ]);
     markDeprecated(res);
     res.json({
-      stx: toAddressStxBalanceResponse(balance, pending),
+      stx: toAddressStxBalanceResponse(balance, until === null ? pending : null),
       fungible_tokens: toFtBalancesResponse(ft),
       non_fungible_tokens: toNftBalancesResponse(nft),
     });

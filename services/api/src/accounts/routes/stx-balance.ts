@@ -3,7 +3,6 @@ import type { Knex } from 'knex';
 import { NotFoundError } from '@bda/common';
 import { respondNotModifiedIfFresh } from '../../http-cache';
 import { parsePrincipal, queryBoolean } from '../../params';
-import { getMempoolStxDelta } from '../datastore/mempool-balance';
 import { getStxBalance } from '../datastore/stx-balance';
 import { toAddressStxBalanceResponse, toStxBalanceResponse } from '../mappers/stx-balance';
 import { toPrincipalStxBalanceResponse } from '../mappers/principal-stx-balance';
@@ -20,31 +19,29 @@ export function stxBalanceRoutes(db: Knex): Router {
   router.get('/extended/v1/address/:principal/stx', async (req, res) => {
     const principal = parsePrincipal(req.params.principal);
     const height = await parseUntilBlock(db, req.query);
-    const { tip, balance } = await getStxBalance(db, principal, height);
+    const { tip, balance, pending } = await getStxBalance(db, principal, height);
     if (!balance) throw new NotFoundError('no current block');
     markDeprecated(res);
-    const pending = height === null ? await getMempoolStxDelta(db, principal) : null;
     if (height !== null && respondNotModifiedIfFresh(req, res, tip)) return;
-    res.json(toAddressStxBalanceResponse(balance, pending));
+    res.json(toAddressStxBalanceResponse(balance, height === null ? pending : null));
   });
 
   router.get('/extended/v2/addresses/:principal/balances/stx', async (req, res) => {
     const principal = parsePrincipal(req.params.principal);
     const includeMempool = queryBoolean(req.query, 'include_mempool');
-    const { tip, balance } = await getStxBalance(db, principal, null);
+    const { tip, balance, pending } = await getStxBalance(db, principal, null);
     if (!balance) throw new NotFoundError('no current block');
     markDeprecated(res);
     if (!includeMempool && respondNotModifiedIfFresh(req, res, tip)) return;
-    const pending = includeMempool ? await getMempoolStxDelta(db, principal) : null;
-    res.json(toStxBalanceResponse(balance, pending));
+    res.json(toStxBalanceResponse(balance, includeMempool ? pending : null));
   });
 
   // The v3 successor (not deprecated): available and locked apart, the mempool part only when something is pending.
   router.get('/extended/v3/principals/:principal/balances/stx', async (req, res) => {
     const principal = parsePrincipal(req.params.principal);
-    const { balance } = await getStxBalance(db, principal, null);
+    const { balance, pending } = await getStxBalance(db, principal, null);
     if (!balance) throw new NotFoundError('no current block');
-    res.json(toPrincipalStxBalanceResponse(balance, await getMempoolStxDelta(db, principal)));
+    res.json(toPrincipalStxBalanceResponse(balance, pending));
   });
 
   return router;
