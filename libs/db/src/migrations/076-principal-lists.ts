@@ -99,6 +99,19 @@ export function listSeqAt(table: PrincipalListTable, principal: string, heightCo
 }
 
 /**
+ * `guard.above`: whether any principal of `per` (principal, height) has rows above its height: one index probe each.
+ * Only then does the renumbering UPDATE run (a one-time filter), so the common block, which extends the tip, never
+ * plans a join over the table.
+ */
+function aboveGuard(table: PrincipalListTable): string {
+  return `guard AS (
+       SELECT coalesce(bool_or(EXISTS (SELECT 1 FROM ${table} s WHERE s.principal = per.principal AND s.block_height > per.height)),
+                       false) AS above
+       FROM per
+     )`;
+}
+
+/**
  * The statement that adds the rows of one block (`$1`, its index block hash) to `table`: each principal's new rows
  * numbered after its newest row below the block, and its rows above the block (only when the block fills a gap under
  * canonical blocks) moved up by the number of new rows.
@@ -110,9 +123,10 @@ export function principalListAddSql(table: PrincipalListTable): string {
      per AS (
        SELECT principal, min(block_height) AS height, count(*) AS n FROM fresh GROUP BY principal
      ),
+     ${aboveGuard(table)},
      shifted AS (
        UPDATE ${table} s SET seq = s.seq + per.n FROM per
-       WHERE s.principal = per.principal AND s.block_height > per.height
+       WHERE (SELECT above FROM guard) AND s.principal = per.principal AND s.block_height > per.height
        RETURNING 1
      ),
      base AS (
@@ -138,11 +152,13 @@ export function principalListRemoveSql(table: PrincipalListTable): string {
        DELETE FROM ${table} WHERE index_block_hash = ANY($1::text[]) RETURNING principal, block_height
      ),
      per AS (SELECT principal, min(block_height) AS height FROM gone GROUP BY principal),
+     ${aboveGuard(table)},
      shifted AS (
        UPDATE ${table} s
        SET seq = s.seq - (SELECT count(*) FROM gone g WHERE g.principal = s.principal AND g.block_height < s.block_height)
        FROM per
-       WHERE s.principal = per.principal AND s.block_height > per.height AND s.index_block_hash <> ALL($1::text[])
+       WHERE (SELECT above FROM guard) AND s.principal = per.principal AND s.block_height > per.height
+         AND s.index_block_hash <> ALL($1::text[])
        RETURNING 1
      )
      SELECT (SELECT count(*) FROM gone) AS deleted, (SELECT count(*) FROM shifted) AS shifted`;
