@@ -6,7 +6,7 @@
  * and the reward sets as the node sent them.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { testInfra } from '@bda/test-support';
+import { expectMessage, testInfra } from '@bda/test-support';
 import { ClarityType, getAddressFromPublicKey, hexToCV, type ClarityValue } from '@stacks/transactions';
 import { c32address, c32ToB58 } from 'c32check';
 import { createClient } from '@stacks/blockchain-api-client';
@@ -232,6 +232,11 @@ describe.each([POX_FIXTURE, EPOCH3_FIXTURE])('PoX endpoints over %s', (fixture) 
         pages.push(...(await api.get(`/extended/v1/pox${version}/events?limit=2&offset=${offset}`)).body.results);
       }
       expect(pages).toEqual(want);
+      // Pages of three from every offset (starting inside a block or at its edge) and past the end.
+      for (let offset = 0; offset <= want.length + 1; offset++) {
+        const res = await api.get(`/extended/v1/pox${version}/events?limit=3&offset=${offset}`);
+        expectMessage(`pox${version} offset ${offset}`, () => expect(res.body.results).toEqual(want.slice(offset, offset + 3)));
+      }
     }
     expect((await api.get('/extended/v1/pox4/events')).body.limit).toBe(96);
   });

@@ -390,7 +390,23 @@ describe('the PoX read models', () => {
     expect(signers[0].signer_address).toBe(c32address(26, h160));
   });
 
+  /** `chain_pox_positions` (migration 082) as it must be for `rows` (pox-4 events, as `events()` gives them). */
+  async function expectPositions(rows: Array<{ block_height: number }>): Promise<void> {
+    const perHeight = new Map<number, number>();
+    for (const r of rows) perHeight.set(r.block_height, (perHeight.get(r.block_height) ?? 0) + 1);
+    let before = 0;
+    const want = [...perHeight]
+      .sort(([x], [y]) => x - y)
+      .map(([h, n]) => {
+        const row = { pox_version: 4, block_height: h, events_before: String(before), event_count: n };
+        before += n;
+        return row;
+      });
+    expect(await db('chain_pox_positions').orderBy(['pox_version', 'block_height']).select()).toEqual(want);
+  }
+
   it('undoes everything when a fork takes the blocks away, and brings it back when the chain returns', async () => {
+    await expectPositions(stored);
     // A fork from block 1 that grows past block 3: blocks 2 and 3 leave the canonical chain.
     let parent = b1.ref;
     for (const h of [2, 3, 4]) {
@@ -400,6 +416,7 @@ describe('the PoX read models', () => {
     }
     expect(await events()).toEqual(stored.slice(0, 1));
     expect(await cycles()).toEqual({ cycles: [], signers: [] });
+    await expectPositions(stored.slice(0, 1));
     // The main chain grows past the fork again: its blocks come back with their events and reward set.
     const before = await cycles();
     parent = b3.ref;
@@ -410,6 +427,7 @@ describe('the PoX read models', () => {
     }
     expect(await events()).toEqual(stored);
     expect((await cycles()).cycles).toHaveLength(1);
+    await expectPositions(stored);
     expect(before.cycles).toHaveLength(0);
   });
 });

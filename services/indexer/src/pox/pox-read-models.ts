@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { encodeStacksAddress, principalNetwork, StacksAddressVersion } from '@bda/stacks-codec';
 import { runPrepared } from '../write-statements';
+import { refreshPoxPositions } from './pox-positions';
 import { decodePoxPrintEvent, POX_CONTRACT_VERSIONS } from './pox-print-event';
 
 /** The `reward_set` a Nakamoto-era node sends with a block (reference/node-events.md), as far as it is read here. */
@@ -82,6 +83,7 @@ export async function addCanonicalPoxBlocks(trx: Knex.Transaction, blockHashes: 
     });
   }
   if (rows.length > 0) await trx('pox_events').insert(rows).onConflict(['index_block_hash', 'event_index']).ignore();
+  await refreshPoxPositions(trx, hashes);
   await refreshCycles(trx, hashes);
 }
 
@@ -90,6 +92,7 @@ export async function removePoxBlocks(trx: Knex.Transaction, blockHashes: readon
   if (blockHashes.length === 0) return;
   const hashes = [...blockHashes];
   await runPrepared(trx, 'DELETE FROM pox_events WHERE index_block_hash = ANY($1::text[])', [hashes]);
+  await refreshPoxPositions(trx, hashes);
   await refreshCycles(trx, hashes);
 }
 

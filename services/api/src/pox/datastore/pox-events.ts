@@ -33,14 +33,32 @@ const EVENT_COLUMNS =
   'e.block_height, e.tx_id, e.tx_index, e.event_index, e.name, e.stacker, e.locked, e.balance, e.burnchain_unlock_height, e.pox_addr, e.pox_addr_raw, e.data';
 const NEWEST_FIRST = 'ORDER BY e.block_height DESC, e.tx_index DESC, e.event_index DESC';
 
-/** A page of one contract's events, newest first (`pox_events_order`). */
+/**
+ * A page of one contract's events, newest first, at any offset for the same cost: `chain_pox_positions` (migration
+ * 082; index `chain_pox_positions_start`) names the block holding position `$3` (from the newest) and how far into
+ * it the page starts; the page is read from that block down `pox_events_order`, skipping fewer events than the block
+ * holds.
+ */
 const EVENT_PAGE = statement(
   `SELECT ${TIP_SELECT}, p.*
    FROM ${FROM_TIP}
+   CROSS JOIN LATERAL (
+     SELECT coalesce((SELECT c.events_before + c.event_count FROM chain_pox_positions c
+                      WHERE c.pox_version = $1::int2 ORDER BY c.events_before DESC LIMIT 1), 0) AS total
+     OFFSET 0
+   ) n
    LEFT JOIN LATERAL (
-     SELECT ${EVENT_COLUMNS} FROM pox_events e WHERE e.pox_version = $1::int2
-     ${NEWEST_FIRST} LIMIT $2::int8 OFFSET $3::int8
-   ) p ON true`,
+     SELECT c.block_height, c.events_before + c.event_count - 1 - w.at AS skip
+     FROM (SELECT n.total - 1 - $3::int8 AS at) w
+     JOIN chain_pox_positions c ON c.pox_version = $1::int2 AND c.events_before <= w.at
+     WHERE w.at >= 0
+     ORDER BY c.events_before DESC LIMIT 1
+   ) start ON true
+   LEFT JOIN LATERAL (
+     SELECT ${EVENT_COLUMNS} FROM pox_events e WHERE e.pox_version = $1::int2 AND e.block_height <= start.block_height
+     ${NEWEST_FIRST} LIMIT $2::int8 OFFSET start.skip
+   ) p ON true
+   ORDER BY p.block_height DESC, p.tx_index DESC, p.event_index DESC`,
 );
 
 /** A transaction's events of one contract (`pox_events_tx`), and whether the transaction is a canonical one. */
