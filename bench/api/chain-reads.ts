@@ -176,10 +176,14 @@ async function main(): Promise<void> {
           `/extended/v1/tx/events?address=${busiest.address}&offset=${deepOf(sizes.events!, 96)}`,
         ],
       ];
-      const listTargets: Array<[string, string]> = lists.flatMap(([name, first, deepPath]) => [
-        [`${name}, first page`, first] as [string, string],
-        ...(deepPath ? [[`${name}, ${deepPath.match(/offset=(\d+)/)![1]}`, deepPath] as [string, string]] : []),
-      ]);
+      // A principal's events cost hundreds of ms a request at any offset (bench/api/README.md, known): planned, not
+      // loaded (a load run of 1 s would complete no request and say nothing more than the plan).
+      const listTargets: Array<[string, string]> = lists
+        .filter(([name]) => !name.startsWith('tx events of an address'))
+        .flatMap(([name, first, deepPath]) => [
+          [`${name}, first page`, first] as [string, string],
+          ...(deepPath ? [[`${name}, offset ${deepPath.match(/offset=(\d+)/)![1]}`, deepPath] as [string, string]] : []),
+        ]);
       const targets: Array<[string, string]> = [
         ['status', '/extended'],
         ['block by height', `/extended/v2/blocks/${mid}`],
@@ -216,9 +220,12 @@ async function main(): Promise<void> {
           );
         }
       }
-      const failing = [...runs].filter(([, rs]) => rs.some((r) => r.errors > 0));
+      // A run that completed no request (every one timed out) is no figure either.
+      const failing = [...runs].filter(([, rs]) => rs.some((r) => r.errors > 0 || r.rps === 0));
       if (failing.length > 0)
-        throw new BenchInvalidError(`non-200 answers or socket errors under load: ${failing.map(([name]) => name).join(', ')}`);
+        throw new BenchInvalidError(
+          `non-200 answers, socket errors or no answer at all under load: ${failing.map(([name]) => name).join(', ')}`,
+        );
       console.log(`\n${new Date().toISOString()}: median (min–max) of ${ROUNDS} alternating round(s), no error answers`);
       console.log('| endpoint | req/s | p50 ms | p99 ms |');
       console.log('|---|---|---|---|');
