@@ -360,8 +360,8 @@ for (const fixture of FIXTURES) {
       await dense(system.db);
       const middle = ledger.canonical[Math.floor(ledger.canonical.length / 2)]!.indexBlockHash;
       // The indexer's statements, their one parameter `$1` bound where it appears.
-      const run = (q: typeof system.db, sql: string, value: unknown) =>
-        q.raw(sql.replace(/\$1/g, '?'), Array<unknown>((sql.match(/\$1/g) ?? []).length).fill(value));
+      const run = (q: typeof system.db, sql: string, value: string | string[]) =>
+        q.raw(sql.replace(/\$1/g, '?'), Array<string | string[]>((sql.match(/\$1/g) ?? []).length).fill(value));
       await system.db
         .transaction(async (trx) => {
           for (const t of PRINCIPAL_LIST_TABLES) await run(trx, principalListRemoveSql(t), [middle]);

@@ -9,7 +9,7 @@ export type ListRange = 'at' | 'until';
  * The FROM items that bound a page of a principal's numbered list (migration 076) after `FROM_TIP`: `r.height` the
  * range's height (`heightParam`: the height, or null for the tip), and `n.hi`/`n.lo` the `seq` of the principal's
  * (`$1`) newest row in the range and newest row below it (0 when none), two index reads whatever the history's
- * length. The range's total is `n.hi - n.lo`.
+ * length (`OFFSET 0`: read once, not again wherever the statement names them). The range's total is `n.hi - n.lo`.
  */
 export function listBounds(table: ListTable, range: ListRange, heightParam: string): string {
   const height =
@@ -17,6 +17,7 @@ export function listBounds(table: ListTable, range: ListRange, heightParam: stri
   return `LEFT JOIN LATERAL (SELECT ${height} AS height) r ON true
    CROSS JOIN LATERAL (
      SELECT ${listSeqAt(table, '$1', '<= r.height')} AS hi, ${range === 'at' ? listSeqAt(table, '$1', '< r.height') : '0'} AS lo
+     OFFSET 0
    ) n`;
 }
 
