@@ -1,3 +1,4 @@
+export { ACCOUNT_LIST_READS } from './accounts/account-list-reads';
 export * from './api-types';
 export * from './build-app';
 export * from './env';

@@ -23,7 +23,7 @@ import { bytewiseText } from './bns-bytewise-text';
  */
 
 export const PRINCIPAL_LIST_TABLES = ['principal_transfer_txs', 'principal_asset_events', 'principal_stx_inbound'] as const;
-export type PrincipalListTable = (typeof PRINCIPAL_LIST_TABLES)[number];
+type PrincipalListTable = (typeof PRINCIPAL_LIST_TABLES)[number];
 
 const ASSET_EVENT_TYPES = `('stx_transfer_event', 'stx_mint_event', 'stx_burn_event', 'ft_transfer_event', 'ft_mint_event',
   'ft_burn_event', 'nft_transfer_event', 'nft_mint_event', 'nft_burn_event')`;
@@ -44,7 +44,7 @@ interface ListShape {
   rows: (cond: (alias: 't' | 'e' | 'l') => string) => string;
 }
 
-export const PRINCIPAL_LISTS: Record<PrincipalListTable, ListShape> = {
+const PRINCIPAL_LISTS: Record<PrincipalListTable, ListShape> = {
   principal_transfer_txs: {
     columns: ['principal', 'block_height', 'tx_index', 'tx_id', 'index_block_hash'],
     order: ['block_height', 'tx_index', 'tx_id'],

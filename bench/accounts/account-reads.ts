@@ -1,0 +1,479 @@
+/**
+ * bench/accounts/account-reads: the account endpoints' read speed (issue 23's Performance bar) on the 4,000-block bench
+ * database plus one principal with a long history and many fungible tokens (not a test; no assertions).
+ *
+ * The database: the 4,000 blocks of `bench/api/chain-reads.ts` (50 STX transfers each, 1,000 transactions pending),
+ * filled here from scratch, or copied from a directory a `BENCH_KEEP=1` run of chain-reads kept (`BENCH_BASE`); then
+ * BENCH_PRINCIPAL_TXS transactions of one principal are added through the real pipeline (observer, the embedded bus,
+ * indexer) as further blocks of 500: each a real STX transfer of the principal from the fixtures' pool (made unique by
+ * its memo) with an `stx_transfer_event` (every other one paying the principal, with a memo) and an `ft_mint_event` of
+ * one of BENCH_FT_KINDS tokens to the principal.
+ * The fill must end with no dead letter, the last block as the tip, and the principal's history and token count as
+ * generated. `BENCH_REUSE` measures on a directory a `BENCH_KEEP=1` run of this bench kept.
+ *
+ * One api process (one worker) serves; every endpoint must answer 200 first; BENCH_ROUNDS rounds alternate the
+ * endpoints, and the summary gives each figure's median and spread. A non-200 answer or socket error under load makes
+ * the run invalid (`BENCH INVALID`, exit 1, no summary). Then each list's plan as the api runs it (its own datastore
+ * function, generic plans, `auto_explain` with ANALYZE and BUFFERS) for the big principal and a small one.
+ *
+ *   npx tsx bench/accounts/account-reads.ts
+ *   env: BENCH_BLOCKS=4000 BENCH_PRINCIPAL_TXS=100000 BENCH_FT_KINDS=1000 BENCH_SECONDS=5 BENCH_CONNECTIONS=16
+ *        BENCH_ROUNDS=3 BENCH_KEEP=1 (keeps .tmp/bench-accounts-<pid>) BENCH_REUSE=<dir> BENCH_BASE=<chain-reads dir>
+ *        BENCH_ONLY=<text> (only the endpoints whose name contains it)
+ */
+import { execFileSync } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import knex, { type Knex } from 'knex';
+import type pg from 'pg';
+import { startPostgres } from '@bda/test-support';
+import { txIdFromBytes } from '@bda/stacks-codec';
+import type { RecordedEvent } from '@bda/observer';
+import { replayEvents } from '../../scripts/lib/replay-events';
+import { ROOT } from '../../scripts/lib/service-process';
+import { TestSystem } from '../../test/support/test-system';
+import { fixtureTransferPool, generateChain, type PoolTransfer } from '../ingest/generate-chain';
+import { useBuiltServices } from '../ingest/built-services';
+import { filledDatabase, removeBenchDir } from '../ingest/bench-dir';
+import { hasWrk, httpLoad, type Load } from '../http-load';
+import { BenchInvalidError, formatSpread } from '../spread';
+import { checkIngested, expectedTip } from '../ingest/check-ingested';
+import { ACCOUNT_LIST_READS } from '@bda/api';
+
+const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 4000);
+const PRINCIPAL_TXS = Number(process.env.BENCH_PRINCIPAL_TXS ?? 100_000);
+const FT_KINDS = Number(process.env.BENCH_FT_KINDS ?? 1000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const PENDING_BLOCKS = 20;
+const TXS_PER_BLOCK = 500;
+const PRINCIPAL_BLOCKS = Math.ceil(PRINCIPAL_TXS / TXS_PER_BLOCK);
+
+interface Tip {
+  block_height: number;
+  block_hash: string;
+  index_block_hash: string;
+  burn_block_height: number;
+}
+
+/**
+ * The principal's blocks on top of `tip`: `PRINCIPAL_TXS` copies of its pool transfers, each with its STX transfer
+ * event and the mint of one unit lot of token `t<n mod FT_KINDS>` of `<principal>.bench-tokens` to it.
+ */
+function principalBlocks(tip: Tip, principal: string, transfers: PoolTransfer[]): RecordedEvent[] {
+  const events: RecordedEvent[] = [];
+  const hex = (n: number) => `0x${randomBytes(n).toString('hex')}`;
+  let parentIndex = tip.index_block_hash;
+  let parentHash = tip.block_hash;
+  let n = 0;
+  for (let b = 1; b <= PRINCIPAL_BLOCKS; b++) {
+    const height = tip.block_height + b;
+    const index = hex(32);
+    const blockHash = hex(32);
+    const txs = [];
+    const evs = [];
+    for (let i = 0; i < TXS_PER_BLOCK && n < PRINCIPAL_TXS; i++, n++) {
+      const transfer = transfers[n % transfers.length]!;
+      // The transfer's payload ends with its 34-byte memo: a memo of its own makes each copy a transaction of its own.
+      const raw = Buffer.from(transfer.rawTx.slice(2), 'hex');
+      raw.write(`a:${height}:${i}`.padEnd(34, '\0'), raw.length - 34, 'latin1');
+      const txid = txIdFromBytes(raw);
+      txs.push({
+        txid,
+        raw_tx: `0x${raw.toString('hex')}`,
+        raw_result: '0x0703',
+        status: 'success',
+        tx_index: i,
+        contract_abi: null,
+        execution_cost: { read_count: 0, read_length: 0, runtime: 0, write_count: 0, write_length: 0 },
+        microblock_hash: null,
+        microblock_sequence: null,
+        microblock_parent_hash: null,
+      });
+      evs.push(
+        {
+          txid,
+          event_index: 2 * i,
+          committed: true,
+          type: 'stx_transfer_event',
+          // Every other one pays the principal, with a memo (its inbound STX list).
+          stx_transfer_event:
+            n % 2 === 0
+              ? { sender: principal, recipient: transfer.recipient, amount: transfer.amount, memo: '' }
+              : { sender: transfer.recipient, recipient: principal, amount: transfer.amount, memo: '0x62656e6368' },
+        },
+        {
+          txid,
+          event_index: 2 * i + 1,
+          committed: true,
+          type: 'ft_mint_event',
+          ft_mint_event: { asset_identifier: tokenOf(principal, n % FT_KINDS), recipient: principal, amount: '1000' },
+        },
+      );
+    }
+    const burn = tip.burn_block_height + b;
+    const body = {
+      block_hash: blockHash,
+      index_block_hash: index,
+      parent_block_hash: parentHash,
+      parent_index_block_hash: parentIndex,
+      parent_microblock: `0x${'00'.repeat(32)}`,
+      parent_microblock_sequence: 0,
+      miner_txid: hex(32),
+      burn_block_hash: hex(32),
+      burn_block_height: burn,
+      burn_block_time: 1_700_000_000 + burn * 600,
+      block_height: height,
+      parent_burn_block_hash: hex(32),
+      parent_burn_block_height: burn - 1,
+      parent_burn_block_timestamp: 1_700_000_000 + (burn - 1) * 600,
+      transactions: txs,
+      events: evs,
+      matured_miner_rewards: [],
+    };
+    const receivedAt = new Date(1_800_000_000_000 + height * 5_000).toISOString();
+    events.push({ id: String(events.length + 1), receivedAt, path: '/new_block', body: JSON.stringify(body) });
+    parentIndex = index;
+    parentHash = blockHash;
+  }
+  return events;
+}
+
+const tokenOf = (principal: string, k: number) => `${principal}.bench-tokens::t${k}`;
+
+/** A plan node of `EXPLAIN (FORMAT JSON)` as auto_explain logs it. */
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
+  'Actual Total Time'?: number;
+  'Shared Hit Blocks'?: number;
+  'Shared Read Blocks'?: number;
+  Plans?: PlanNode[];
+}
+
+/** The plan as indented lines: node, relation and index, rows × loops, shared buffers hit/read. */
+function planLines(node: PlanNode, depth = 0): string[] {
+  const where = [
+    node['Index Name'] ? `using ${node['Index Name']}` : '',
+    node['Relation Name'] ? `on ${node['Relation Name']}` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+  const line =
+    `${'  '.repeat(depth)}${node['Node Type']}${where ? ` ${where}` : ''}` +
+    ` (rows=${node['Actual Rows']} loops=${node['Actual Loops']}) buffers hit=${node['Shared Hit Blocks'] ?? 0}` +
+    ` read=${node['Shared Read Blocks'] ?? 0}`;
+  return [line, ...(node.Plans ?? []).flatMap((p) => planLines(p, depth + 1))];
+}
+
+/**
+ * A knex of one connection that runs the api's statements as the api does (generic plans) with `auto_explain`
+ * logging each one's plan with ANALYZE and BUFFERS to this client: `plans()` returns and clears what it logged.
+ */
+function explainingDb(url: string): { db: Knex; plans: () => Array<{ ms: number; plan: PlanNode }> } {
+  const logged: Array<{ ms: number; plan: PlanNode }> = [];
+  const db = knex({
+    client: 'pg',
+    connection: url,
+    pool: {
+      min: 1,
+      max: 1,
+      afterCreate(conn: pg.Client, done: (err: Error | null, conn: pg.Client) => void) {
+        conn.on('notice', (msg) => {
+          const m = /^duration: ([\d.]+) ms\s+plan:\s*([\s\S]*)$/.exec(msg.message ?? '');
+          if (m) logged.push({ ms: Number(m[1]), plan: (JSON.parse(m[2]!) as { Plan: PlanNode }).Plan });
+        });
+        conn
+          .query(
+            `LOAD 'auto_explain'; SET auto_explain.log_min_duration = 0; SET auto_explain.log_analyze = on;
+             SET auto_explain.log_buffers = on; SET auto_explain.log_format = json; SET client_min_messages = log;
+             SET plan_cache_mode = force_generic_plan`,
+          )
+          .then(
+            () => done(null, conn),
+            (err: Error) => done(err, conn),
+          );
+      },
+    },
+  });
+  return { db, plans: () => logged.splice(0) };
+}
+
+/**
+ * The one bus a filled database holds, as `TestSystem`'s `shareBusWith` takes it (its bus database and topic prefix;
+ * the PostgreSQL bus keeps each prefix in a schema `bus_<prefix>`).
+ */
+async function busOf(databaseUrl: string): Promise<TestSystem> {
+  const db = knex({ client: 'pg', connection: databaseUrl });
+  try {
+    const { rows } = (await db.raw("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'bus\\_%'")) as {
+      rows: Array<{ nspname: string }>;
+    };
+    if (rows.length !== 1) throw new Error(`expected one bus schema in the filled database, found ${rows.length}`);
+    // TestSystem's prefixes are `t<hex>.`; the schema name has the dot as an underscore.
+    const topicPrefix = rows[0]!.nspname.replace(/^bus_/, '').replace(/_$/, '.');
+    return { busDatabaseUrl: databaseUrl, topicPrefix } as Pick<TestSystem, 'busDatabaseUrl' | 'topicPrefix'> as TestSystem;
+  } finally {
+    await db.destroy();
+  }
+}
+
+async function main(): Promise<void> {
+  if (process.argv.includes('--help')) {
+    console.log(
+      'npx tsx bench/accounts/account-reads.ts   (env: BENCH_BLOCKS=4000 BENCH_PRINCIPAL_TXS=100000 BENCH_FT_KINDS=1000 BENCH_SECONDS=5 BENCH_CONNECTIONS=16 BENCH_ROUNDS=3 BENCH_KEEP=1 BENCH_REUSE=<dir> BENCH_BASE=<chain-reads dir> BENCH_ONLY=<text>)',
+    );
+    return;
+  }
+  const reuse = process.env.BENCH_REUSE ? resolve(process.env.BENCH_REUSE) : undefined;
+  const base = process.env.BENCH_BASE ? resolve(process.env.BENCH_BASE) : undefined;
+  const tmp = reuse ?? join(ROOT, '.tmp', `bench-accounts-${process.pid}`);
+  if (base && !reuse) {
+    // A chain-reads directory holds the 4,000 blocks; its own PostgreSQL must not be running on it.
+    execFileSync('cp', ['-a', base, tmp]);
+  }
+  console.log(`measuring ${await useBuiltServices(tmp, false)}`);
+  const server = await startPostgres({ dataDir: join(tmp, 'pg'), fresh: reuse === undefined && base === undefined });
+  const { transfers } = fixtureTransferPool();
+  try {
+    const filled = reuse || base ? await filledDatabase(server.url) : undefined;
+    const t0 = performance.now();
+    const sys = await TestSystem.start({
+      bus: 'postgres',
+      serverUrl: server.url,
+      kafkaBrokers: '',
+      databaseUrl: filled,
+      // The indexer of a copied database goes on where it stopped: on the same bus topic (its position is the topic's).
+      ...(filled && !reuse ? { shareBusWith: await busOf(filled) } : {}),
+      services: reuse ? ['api'] : ['indexer', 'observer', 'api'],
+      env: { LOG_LEVEL: 'warn', API_WORKERS: '1' },
+    });
+    try {
+      const pick = async <T>(sql: string, bindings: unknown[] = []) =>
+        ((await sys.db.raw(sql, bindings as Knex.RawBinding[])) as { rows: T[] }).rows[0];
+      const count = async (sql: string, bindings: unknown[] = []) => Number((await pick<{ n: string }>(sql, bindings))?.n ?? 0);
+      if (!filled) {
+        const chain = generateChain({ blocks: BLOCKS + PENDING_BLOCKS, txsPerBlock: 50, mempool: true, transfers });
+        let blocksLeft = BLOCKS;
+        const events = chain.filter((e) => e.path !== '/new_block' || blocksLeft-- > 0);
+        await replayEvents(events, { observerUrl: sys.observerUrl });
+        await sys.waitForAppliedFromDb(1_800_000, 50);
+        await checkIngested(sys.db, expectedTip(events));
+        console.log(`${BLOCKS} blocks filled in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+      }
+      // The principal: the pool sender with the fewest transactions in the 4,000 blocks.
+      const senders = [...new Set(transfers.map((t) => t.sender))];
+      const counts = await Promise.all(
+        senders.map(async (s) => [s, await count('SELECT tx_count AS n FROM address_tx_counts WHERE address = ?', [s])] as const),
+      );
+      // On a reused database, the one that holds the generated tokens.
+      const principal = reuse
+        ? ((
+            await pick<{ principal: string }>(
+              "SELECT principal FROM token_balances WHERE kind = 'ft' AND asset_identifier LIKE '%.bench-tokens::t0' LIMIT 1",
+            )
+          )?.principal ?? '')
+        : counts.reduce((a, b) => (b[1] < a[1] ? b : a))[0];
+      const tip = (await sys.db('chain_tip').first('block_height', 'block_hash', 'index_block_hash', 'burn_block_height')) as Tip;
+      if (!reuse) {
+        const t1 = performance.now();
+        const before = await count('SELECT tx_count AS n FROM principal_tx_counts WHERE principal = ?', [principal]);
+        if (tip.block_height !== BLOCKS)
+          throw new BenchInvalidError(`the 4,000-block database's tip is ${tip.block_height}, expected ${BLOCKS}`);
+        const events = principalBlocks(
+          tip,
+          principal,
+          transfers.filter((t) => t.sender === principal),
+        );
+        await replayEvents(events, { observerUrl: sys.observerUrl });
+        await sys.waitForAppliedFromDb(3_600_000, 50);
+        await checkIngested(sys.db, expectedTip(events));
+        const after = await count('SELECT tx_count AS n FROM principal_tx_counts WHERE principal = ?', [principal]);
+        if (after - before !== PRINCIPAL_TXS)
+          throw new BenchInvalidError(`the principal gained ${after - before} transactions, expected ${PRINCIPAL_TXS}`);
+        console.log(`${PRINCIPAL_TXS} transactions of ${principal} added in ${((performance.now() - t1) / 1000).toFixed(0)} s`);
+        await sys.stopService('observer');
+        await sys.stopService('indexer');
+        // What autovacuum would have done by now on a server that ran for a while.
+        await sys.db.raw('VACUUM ANALYZE');
+      }
+      // Work checked on every run, a reused database too: nothing dead-lettered, the tip where the fill ends, the
+      // principal's history and token kinds as generated.
+      const dead = await count('SELECT count(*) AS n FROM dead_letters');
+      const height = ((await sys.db('chain_tip').first('block_height')) as { block_height: number }).block_height;
+      const history = await count('SELECT tx_count AS n FROM principal_tx_counts WHERE principal = ?', [principal]);
+      const kinds = await count(
+        "SELECT count(*) AS n FROM token_balances WHERE principal = ? AND kind = 'ft' AND asset_identifier LIKE ?",
+        [principal, `${principal}.bench-tokens::%`],
+      );
+      const inbound = await count('SELECT coalesce(max(seq), 0) AS n FROM principal_stx_inbound WHERE principal = ?', [
+        principal,
+      ]);
+      if (
+        dead > 0 ||
+        height !== BLOCKS + PRINCIPAL_BLOCKS ||
+        history < PRINCIPAL_TXS ||
+        kinds !== FT_KINDS ||
+        inbound < Math.floor(PRINCIPAL_TXS / 2)
+      )
+        throw new BenchInvalidError(
+          `database: ${dead} dead letter(s), tip ${height} (expected ${BLOCKS + PRINCIPAL_BLOCKS}), ${history} transactions of ` +
+            `${principal} (expected at least ${PRINCIPAL_TXS}), ${kinds} token kinds (expected ${FT_KINDS}), ${inbound} inbound ` +
+            `transfers (expected at least ${Math.floor(PRINCIPAL_TXS / 2)})`,
+        );
+      console.log(
+        `database ${reuse ? 'reused' : 'ready'}: ${await count('SELECT count(*) AS n FROM blocks')} blocks, ` +
+          `${await count('SELECT count(*) AS n FROM txs')} transactions, ${await count('SELECT count(*) AS n FROM events')} events; ` +
+          `${principal}: ${history} transactions, ${kinds} token kinds`,
+      );
+
+      const small = (await pick<{ principal: string; tx_count: string }>(
+        'SELECT principal, tx_count FROM principal_tx_counts WHERE tx_count > 0 ORDER BY tx_count, principal LIMIT 1',
+      ))!;
+      const v1Total = await count('SELECT tx_count AS n FROM address_tx_counts WHERE address = ?', [principal]);
+      const listTotal = async (table: string) =>
+        count(`SELECT coalesce(max(seq), 0) AS n FROM ${table} WHERE principal = ?`, [principal]);
+      const transfersTotal = await listTotal('principal_transfer_txs');
+      const assetsTotal = await listTotal('principal_asset_events');
+      const inboundTotal = await listTotal('principal_stx_inbound');
+      const oldest = (await pick<{ cursor: string }>(
+        `SELECT block_height || ':' || microblock_sequence || ':' || tx_index AS cursor FROM principal_txs WHERE principal = ?
+         ORDER BY block_height, microblock_sequence, tx_index OFFSET 19 LIMIT 1`,
+        [principal],
+      ))!.cursor;
+      const deep = (total: number) => Math.max(0, total - 50);
+      const p = principal;
+      const targets: Array<[string, string]> = [
+        ['v1 stx', `/extended/v1/address/${p}/stx`],
+        ['v1 balances', `/extended/v1/address/${p}/balances`],
+        ['v2 balances/stx', `/extended/v2/addresses/${p}/balances/stx`],
+        ['v2 balances/ft', `/extended/v2/addresses/${p}/balances/ft`],
+        ['v3 balances/stx', `/extended/v3/principals/${p}/balances/stx`],
+        ['v3 balances/ft', `/extended/v3/principals/${p}/balances/ft`],
+        ['v3 balances/nft', `/extended/v3/principals/${p}/balances/nft`],
+        ['v1 nonces', `/extended/v1/address/${p}/nonces`],
+        ['v3 nonces', `/extended/v3/principals/${p}/nonces`],
+        ['v1 transactions', `/extended/v1/address/${p}/transactions`],
+        [`v1 transactions offset ${deep(v1Total)}`, `/extended/v1/address/${p}/transactions?limit=50&offset=${deep(v1Total)}`],
+        ['v2 transactions', `/extended/v2/addresses/${p}/transactions`],
+        [`v2 transactions offset ${deep(history)}`, `/extended/v2/addresses/${p}/transactions?limit=50&offset=${deep(history)}`],
+        ['v3 transactions', `/extended/v3/principals/${p}/transactions`],
+        [`v3 transactions cursor ${oldest}`, `/extended/v3/principals/${p}/transactions?cursor=${oldest}`],
+        ['v1 transactions_with_transfers', `/extended/v1/address/${p}/transactions_with_transfers`],
+        [
+          `v1 transactions_with_transfers offset ${deep(transfersTotal)}`,
+          `/extended/v1/address/${p}/transactions_with_transfers?limit=50&offset=${deep(transfersTotal)}`,
+        ],
+        ['v1 assets', `/extended/v1/address/${p}/assets`],
+        [`v1 assets offset ${deep(assetsTotal)}`, `/extended/v1/address/${p}/assets?limit=50&offset=${deep(assetsTotal)}`],
+        ['v1 stx_inbound', `/extended/v1/address/${p}/stx_inbound`],
+        [
+          `v1 stx_inbound offset ${deep(inboundTotal)}`,
+          `/extended/v1/address/${p}/stx_inbound?limit=50&offset=${deep(inboundTotal)}`,
+        ],
+      ];
+      console.log(
+        `\n${CONNECTIONS} connections, ${SECONDS} s each, ${hasWrk() ? 'wrk' : 'node generator'}; api: one worker; ${ROUNDS} alternating round(s)`,
+      );
+      const only = process.env.BENCH_ONLY;
+      const chosen = targets.filter(([name]) => only === undefined || name.includes(only));
+      for (const [, path] of chosen) {
+        const res = await fetch(sys.apiUrl + path);
+        if (res.status !== 200) throw new BenchInvalidError(`${path} answered ${res.status}: ${await res.text()}`);
+        await res.arrayBuffer();
+      }
+      // The answers carry the generated history (not an empty or cut list).
+      const v2ft = (await (await fetch(`${sys.apiUrl}/extended/v2/addresses/${p}/balances/ft`)).json()) as { total: number };
+      const v3txs = (await (await fetch(`${sys.apiUrl}/extended/v3/principals/${p}/transactions`)).json()) as { total: number };
+      if (v2ft.total < FT_KINDS || v3txs.total !== history)
+        throw new BenchInvalidError(`answers: ${v2ft.total} FT balances, ${v3txs.total} v3 transactions (expected ${history})`);
+      const runs = new Map<string, Load[]>();
+      for (let round = 0; round < ROUNDS; round++) {
+        // Alternating: each round starts one endpoint further along.
+        const order = chosen.map((_, i) => chosen[(i + round) % chosen.length]!);
+        console.log(`round ${round + 1}/${ROUNDS}`);
+        for (const [name, path] of order) {
+          await httpLoad(sys.apiUrl + path, { seconds: Math.min(2, SECONDS), connections: CONNECTIONS }); // warm-up
+          const r = await httpLoad(sys.apiUrl + path, { seconds: SECONDS, connections: CONNECTIONS });
+          runs.set(name, [...(runs.get(name) ?? []), r]);
+          console.log(
+            `  ${name.padEnd(44)}${r.rps.toFixed(0).padStart(9)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms${r.errors ? `  (${r.errors} errors)` : ''}`,
+          );
+        }
+      }
+      const failing = [...runs].filter(([, rs]) => rs.some((r) => r.errors > 0));
+      if (failing.length > 0)
+        throw new BenchInvalidError(`non-200 answers or socket errors under load: ${failing.map(([name]) => name).join(', ')}`);
+      console.log(`\n${new Date().toISOString()}: median (min–max) of ${ROUNDS} alternating round(s), no error answers`);
+      console.log('| endpoint | req/s | p50 ms | p99 ms |');
+      console.log('|---|---|---|---|');
+      for (const [name, rs] of runs) {
+        const f = (pickOf: (r: Load) => number, digits: number) => formatSpread(rs.map(pickOf), digits);
+        console.log(`| ${name} | ${f((r) => r.rps, 0)} | ${f((r) => r.p50, 2)} | ${f((r) => r.p99, 2)} |`);
+      }
+
+      // The lists' plans as the api runs them, for the big principal (first page, deepest page) and a small one.
+      const explaining = explainingDb(sys.databaseUrl);
+      try {
+        const {
+          getAddressHistory,
+          getAddressTransactions,
+          getPrincipalTransactionSummaries,
+          getTxsWithTransfers,
+          getAddressAssets,
+          getInboundStxTransfers,
+        } = ACCOUNT_LIST_READS;
+        const page = (offset = 0) => ({ limit: 50, offset });
+        const until = { kind: 'until', height: null } as const;
+        const lists: Array<[string, (who: string, deepest: boolean) => Promise<unknown>]> = [
+          ['v1 transactions', (who, d) => getAddressHistory(explaining.db, who, page(d ? deep(v1Total) : 0))],
+          ['v2 transactions', (who, d) => getAddressTransactions(explaining.db, who, page(d ? deep(history) : 0), null)],
+          [
+            'v3 transactions',
+            (who, d) => {
+              const [h, s, i] = oldest.split(':').map(Number) as [number, number, number];
+              return getPrincipalTransactionSummaries(explaining.db, who, 20, d ? { height: h, sequence: s, txIndex: i } : null);
+            },
+          ],
+          [
+            'v1 transactions_with_transfers',
+            (who, d) => getTxsWithTransfers(explaining.db, who, page(d ? deep(transfersTotal) : 0), until),
+          ],
+          ['v1 assets', (who, d) => getAddressAssets(explaining.db, who, page(d ? deep(assetsTotal) : 0), null)],
+          ['v1 stx_inbound', (who, d) => getInboundStxTransfers(explaining.db, who, page(d ? deep(inboundTotal) : 0), until)],
+        ];
+        for (const [name, run] of lists) {
+          for (const [who, label, deepest] of [
+            [principal, `${principal}, first page`, false],
+            [principal, `${principal}, deepest page`, true],
+            [small.principal, `${small.principal} (${small.tx_count} transactions), first page`, false],
+          ] as const) {
+            explaining.plans();
+            await run(who, deepest);
+            await run(who, deepest); // the second run: as on a warm connection
+            const logged = explaining.plans().at(-1);
+            if (!logged) throw new Error(`no plan logged for ${name}`);
+            console.log(`\n${name}: ${label}: ${logged.ms.toFixed(2)} ms`);
+            for (const line of planLines(logged.plan)) console.log(`  ${line}`);
+          }
+        }
+      } finally {
+        await explaining.db.destroy();
+      }
+    } finally {
+      await sys.stop();
+    }
+  } finally {
+    await server.stop();
+    if (!reuse) removeBenchDir(tmp);
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof BenchInvalidError ? err.message : err);
+  process.exit(1);
+});
