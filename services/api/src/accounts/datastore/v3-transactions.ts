@@ -5,7 +5,8 @@ import { query, rowsCarrying, statement } from '../../datastore/read-statement';
 // The chain family's transaction and mempool rows: every list of transactions reads the same rows (see the report on ADR 0023).
 import { txParents, txRowSelect, txRowsOf, txSelect, type DbTxRow } from '../../chain/datastore/txs';
 import { mempoolSelect, prefixedMempoolTxOf, type DbMempoolTxRow } from '../../chain/datastore/mempool';
-import { ANCHORED_SEQUENCE, V3_EVENT_TYPES } from '../mappers/v3-transactions';
+import { ANCHORED_SEQUENCE } from '../../mappers/v3-transaction-summary';
+import { V3_EVENT_TYPES } from '../mappers/v3-transactions';
 
 /** A v3 transaction cursor: the newest row of the page is at or below this chain position. */
 export interface TxPosition {

@@ -23,12 +23,10 @@ import {
   toMempoolTransactionV3Response,
   toPrincipalTransactionResponse,
   toTransactionEventV3Response,
-  toTransactionSummaryResponse,
   toTransactionV3Response,
   txCursorOf,
-  TX_INCLUDE_FIELDS,
-  type TxIncludeField,
 } from '../mappers/v3-transactions';
+import { toTransactionSummaryResponse, TX_INCLUDE_FIELDS, type TxIncludeField } from '../../mappers/v3-transaction-summary';
 
 const INT4_MAX = 2_147_483_647;
 

@@ -2,9 +2,7 @@ import type { Knex } from 'knex';
 import type { DbChainTip } from '@bda/db';
 import { FROM_TIP, TIP_SELECT, tipOf, type TipColumns } from '../../datastore/chain-tip';
 import { query, rowsCarrying, statement, type Statement } from '../../datastore/read-statement';
-
-/** `microblock_sequence` of an anchored transaction in the reference's cursors (int4 max). */
-const ANCHORED_SEQUENCE = 2147483647;
+import { ANCHORED_SEQUENCE } from '../../mappers/v3-transaction-summary';
 /** The reference's largest `tx_index`, the cursor `h:0:0` falls back to when no transaction sits exactly there. */
 const MAX_TX_INDEX = 0x7fff;
 

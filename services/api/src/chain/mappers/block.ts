@@ -1,6 +1,6 @@
 import type { NakamotoBlockResponse } from '../../api-types';
 import type { DbBlockRow } from '../datastore/blocks';
-import { int, unixToIso } from './common';
+import { int, unixToIso } from '../../mappers/row-values';
 
 /**
  * A block row in the reference API's `NakamotoBlock` shape. As the reference does: `block_time` falls back to the

@@ -1,5 +1,5 @@
 import type { DbBurnBlockRow } from '../datastore/burn-blocks';
-import { int } from './common';
+import { int } from '../../mappers/row-values';
 
 /** The reference API's `BurnBlock`. */
 export interface BurnBlockResponse {

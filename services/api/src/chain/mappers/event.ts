@@ -1,7 +1,7 @@
 import type { DbEvent } from '@bda/db';
 import type { AssetEventType, ClarityValueResponse, TransactionEventResponse } from '../../api-types';
 import { clarityValueView } from '../../codec';
-import { int } from './common';
+import { int } from '../../mappers/row-values';
 
 const ASSET_EVENTS: Record<
   string,

@@ -1,5 +1,5 @@
 import type { DbMicroblockRow } from '../datastore/microblocks';
-import { int, unixToIso } from './common';
+import { int, unixToIso } from '../../mappers/row-values';
 
 /** The reference API's `Microblock`. */
 export interface MicroblockResponse {

@@ -16,7 +16,7 @@ import type { DbMempoolTxRow } from '../datastore/mempool';
 import type { DbTxRow } from '../datastore/txs';
 import { namedFromAbi } from './contract-abi';
 import { toEventResponses } from './event';
-import { int, isoToUnix, str, strOrNull, unixToIso } from './common';
+import { int, isoToUnix, str, strOrNull, unixToIso } from '../../mappers/row-values';
 
 /** `microblock_sequence` of a transaction mined in an anchored block (int4 max), as the reference API shows it. */
 const ANCHORED_MICROBLOCK_SEQUENCE = 2147483647;

@@ -8,7 +8,8 @@ import {
   type SummaryBlockKey,
   type TxCursor,
 } from '../datastore/block-tx-summaries';
-import { toTxSummaryResponse, txCursorOf, type TxSummaryPageResponse } from '../mappers/tx-summary';
+import { txCursorOf, type TxSummaryPageResponse } from '../mappers/tx-summary';
+import { toTransactionSummaryResponse } from '../../mappers/v3-transaction-summary';
 import type { RouteContext } from './context';
 
 /** The reference's signer-signature page sizes (`ResourceType.BlockSignerSignature`). */
@@ -65,7 +66,7 @@ export function blockExtrasRouter(ctx: RouteContext): Router {
         previous: page.prevCursor,
         current: rows[0] ? txCursorOf(rows[0]) : null,
       },
-      results: rows.map(toTxSummaryResponse),
+      results: rows.map(toTransactionSummaryResponse),
     };
     res.json(body);
   });

@@ -10,7 +10,7 @@ import { getBlockTxs } from '../datastore/tx-lists';
 import { toBlockResponse } from '../mappers/block';
 import { toBurnBlockResponse, type BurnBlockResponse } from '../mappers/burn-block';
 import { toTransactionResponse } from '../mappers/tx';
-import { int } from '../mappers/common';
+import { int } from '../../mappers/row-values';
 import type { RouteContext } from './context';
 
 /** The reference's page sizes for burn blocks (its `BurnBlock` resource). */

@@ -1,6 +1,6 @@
 import type { DbV1BlockRow } from '../../chain/datastore/v1-blocks';
 import type { DbTxRow } from '../../chain/datastore/txs';
-import { int } from '../../chain/mappers/common';
+import { int } from '../../mappers/row-values';
 
 /** What a search found (or could not), as the reference API names it in `entity_type`. */
 type SearchEntityType =
