@@ -60,3 +60,4 @@ export {
   type SynthesizeBurnchainTxInput,
   synthesizeBurnchainTransaction,
 } from './synthesize-burnchain-tx';
+export { payloadContractId, payloadFields } from './payload-fields';

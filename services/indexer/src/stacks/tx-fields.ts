@@ -1,8 +1,9 @@
 import {
   decodeTransaction,
+  payloadContractId,
+  payloadFields,
   synthesizeBurnchainTransaction,
   type DecodedTransaction,
-  type TransactionPayload,
 } from '@bda/stacks-codec';
 import type { NodeEvent, NodeTx } from './node-payloads';
 import { toJsonText } from './sanitize';
@@ -91,44 +92,9 @@ export function toTxFields(d: DecodedTransaction): TxFields {
     anchor_mode: d.anchorMode,
     post_condition_mode: d.postConditionMode,
     post_conditions: d.postConditions,
-    payload: payloadJson(d.payload),
-    contract_id: contractIdOf(d.payload),
+    payload: payloadFields(d.payload),
+    contract_id: payloadContractId(d.payload),
   };
-}
-
-function contractIdOf(p: TransactionPayload): string | null {
-  if (p.typeId === 'smart_contract' || p.typeId === 'contract_call') return p.contractId;
-  return null;
-}
-
-/** The stored payload, in the reference API's field names (the api serves it as is). */
-function payloadJson(p: TransactionPayload): Record<string, unknown> {
-  switch (p.typeId) {
-    case 'token_transfer':
-      return { recipient_address: p.recipient, amount: p.amount.toString(), memo: p.memoHex };
-    case 'smart_contract':
-      return { contract_id: p.contractId, source_code: p.sourceCode, clarity_version: p.clarityVersion };
-    case 'contract_call':
-      return {
-        contract_id: p.contractId,
-        function_name: p.functionName,
-        function_args: p.functionArgs.map((a) => ({ hex: a.hex, repr: a.repr, name: null, type: a.typeSignature })),
-      };
-    case 'coinbase':
-      return { data: p.payloadHex, alt_recipient: p.altRecipient, vrf_proof: p.vrfProofHex };
-    case 'poison_microblock':
-      return { microblock_header_1: p.microblockHeader1Hex, microblock_header_2: p.microblockHeader2Hex };
-    case 'tenure_change':
-      return {
-        tenure_consensus_hash: p.tenureConsensusHash,
-        prev_tenure_consensus_hash: p.prevTenureConsensusHash,
-        burn_view_consensus_hash: p.burnViewConsensusHash,
-        previous_tenure_end: p.previousTenureEnd,
-        previous_tenure_blocks: p.previousTenureBlocks,
-        cause: p.cause,
-        pubkey_hash: p.pubkeyHash,
-      };
-  }
 }
 
 /** The decoded columns shared by `txs` and `mempool_txs`, ready to insert (jsonb as sanitized text). */

@@ -1,41 +1,8 @@
-import { decodeTransaction, type TransactionPayload } from '@bda/stacks-codec';
+import { decodeTransaction, payloadContractId, payloadFields } from '@bda/stacks-codec';
 import type { TransactionResponse } from '../../api-types';
 import type { DbUnanchoredTip, DbUnanchoredTxRow } from '../datastore/microblocks';
 import type { DbTxRow } from '../datastore/txs';
 import { toTransactionResponse } from './tx';
-
-/**
- * The payload as `txs.payload` stores it (the indexer's `tx-fields.ts` writes the same fields from the same decoder),
- * so that the mined transactions' mapper reads it as it reads theirs.
- */
-function payloadJson(p: TransactionPayload): Record<string, unknown> {
-  switch (p.typeId) {
-    case 'token_transfer':
-      return { recipient_address: p.recipient, amount: p.amount.toString(), memo: p.memoHex };
-    case 'smart_contract':
-      return { contract_id: p.contractId, source_code: p.sourceCode, clarity_version: p.clarityVersion };
-    case 'contract_call':
-      return {
-        contract_id: p.contractId,
-        function_name: p.functionName,
-        function_args: p.functionArgs.map((a) => ({ hex: a.hex, repr: a.repr, name: null, type: a.typeSignature })),
-      };
-    case 'coinbase':
-      return { data: p.payloadHex, alt_recipient: p.altRecipient, vrf_proof: p.vrfProofHex };
-    case 'poison_microblock':
-      return { microblock_header_1: p.microblockHeader1Hex, microblock_header_2: p.microblockHeader2Hex };
-    case 'tenure_change':
-      return {
-        tenure_consensus_hash: p.tenureConsensusHash,
-        prev_tenure_consensus_hash: p.prevTenureConsensusHash,
-        burn_view_consensus_hash: p.burnViewConsensusHash,
-        previous_tenure_end: p.previousTenureEnd,
-        previous_tenure_blocks: p.previousTenureBlocks,
-        cause: p.cause,
-        pubkey_hash: p.pubkeyHash,
-      };
-  }
-}
 
 /**
  * A transaction streamed on the tip and not confirmed yet, decoded from its stored bytes, in the reference API's
@@ -68,8 +35,8 @@ export function toUnanchoredTransactionResponse(row: DbUnanchoredTxRow, tip: DbU
     anchor_mode: d.anchorMode,
     post_condition_mode: d.postConditionMode,
     post_conditions: d.postConditions,
-    payload: payloadJson(d.payload),
-    contract_id: d.payload.typeId === 'smart_contract' || d.payload.typeId === 'contract_call' ? d.payload.contractId : null,
+    payload: payloadFields(d.payload),
+    contract_id: payloadContractId(d.payload),
     execution_cost_read_count: '0',
     execution_cost_read_length: '0',
     execution_cost_runtime: '0',
