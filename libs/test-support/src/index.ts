@@ -7,3 +7,4 @@ export * from './test-infra';
 export * from './test-infra-setup';
 export * from './expect-message';
 export * from './inbox';
+export * from './new-block-event';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Cl, type ClarityValue, getAddressFromPrivateKey, makeContractCall } from '@stacks/transactions';
 import { createLogger } from '@bda/common';
 import { createDb, type DbBnsName, type DbBnsNamespace, type DbBnsSubdomain, MIGRATIONS, migrateLatest } from '@bda/db';
-import { createTestDatabase, testInfra } from '@bda/test-support';
+import { createTestDatabase, testInfra, newBlockEvent, type BlockRef } from '@bda/test-support';
 import { stacksEventHandler } from '../src/stacks/stacks-event-handler';
 
 /**
@@ -105,52 +105,16 @@ const readyPrint = (ns: string, lifetime: number, revealedAt: number, launchedAt
     }),
   );
 
-interface Ref {
-  index_block_hash: string;
-  block_hash: string;
-  block_height: number;
-}
+type Ref = BlockRef;
 type Tx = { tx: { txid: string; raw: string }; events: Event[] };
 
 /** A Stacks 2.x `/new_block` body on `parent` with these transactions (each successful) and their events. */
 function newBlock(label: string, parent: Ref, txs: Tx[] = []): { ref: Ref; body: Record<string, unknown> } {
-  const ref = {
-    index_block_hash: sha(`index ${label}`),
-    block_hash: sha(`block ${label}`),
-    block_height: parent.block_height + 1,
-  };
-  let n = 0;
-  return {
-    ref,
-    body: {
-      ...ref,
-      parent_index_block_hash: parent.index_block_hash,
-      parent_block_hash: parent.block_hash,
-      parent_microblock: `0x${'00'.repeat(32)}`,
-      parent_microblock_sequence: 0,
-      burn_block_hash: sha(`burn ${label}`),
-      burn_block_height: 1000 + ref.block_height,
-      burn_block_time: 1_700_000_000 + ref.block_height,
-      parent_burn_block_hash: sha(`burn parent ${label}`),
-      parent_burn_block_height: 999 + ref.block_height,
-      parent_burn_block_timestamp: 1_699_999_999 + ref.block_height,
-      miner_txid: sha(`miner ${label}`),
-      transactions: txs.map(({ tx }, i) => ({
-        txid: tx.txid,
-        raw_tx: tx.raw,
-        raw_result: '0x0703',
-        status: 'success',
-        tx_index: i,
-        contract_abi: null,
-        execution_cost: { read_count: 0, read_length: 0, runtime: 0, write_count: 0, write_length: 0 },
-        microblock_hash: null,
-        microblock_sequence: null,
-        microblock_parent_hash: null,
-      })),
-      events: txs.flatMap(({ tx, events }) => events.map((e) => ({ txid: tx.txid, event_index: n++, committed: true, ...e }))),
-      matured_miner_rewards: [],
-    },
-  };
+  return newBlockEvent(
+    label,
+    parent,
+    txs.map(({ tx, events }) => ({ ...tx, events })),
+  );
 }
 
 const attachment = (ref: Ref, txid: string, zonefile: string) => ({

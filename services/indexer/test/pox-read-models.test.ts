@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Cl, type ClarityValue, getAddressFromPrivateKey, makeContractCall } from '@stacks/transactions';
 import { createLogger } from '@bda/common';
 import { createDb, migrateLatest } from '@bda/db';
-import { createTestDatabase, testInfra } from '@bda/test-support';
+import { createTestDatabase, testInfra, BEFORE_GENESIS, newBlockEvent, type BlockRef } from '@bda/test-support';
 import { c32address, c32ToB58 } from 'c32check';
 import { stacksEventHandler } from '../src/stacks/stacks-event-handler';
 
@@ -24,7 +24,6 @@ const STACKER = getAddressFromPrivateKey(STACKER_KEY, 'testnet');
 const POOL = getAddressFromPrivateKey(POOL_KEY, 'testnet');
 const SIGNER_KEY = `02${'5a'.repeat(32)}`;
 const HASHBYTES = '7c'.repeat(20);
-const sha = (s: string) => `0x${createHash('sha256').update(s).digest('hex')}`;
 const hex = (cv: ClarityValue) => `0x${Cl.serialize(cv)}`;
 const poxAddr = Cl.tuple({ version: Cl.bufferFromHex('00'), hashbytes: Cl.bufferFromHex(HASHBYTES) });
 
@@ -70,55 +69,20 @@ function poxPrint(name: string, stacker: string, data: Record<string, ClarityVal
   };
 }
 
-interface Ref {
-  index_block_hash: string;
-  block_hash: string;
-  block_height: number;
-}
+type Ref = BlockRef;
 interface Tx {
   tx: { txid: string; raw: string };
-  status?: string;
+  status?: 'abort_by_response';
   events: Array<Record<string, unknown>>;
 }
 
 function newBlock(label: string, parent: Ref, txs: Tx[] = [], extra: Record<string, unknown> = {}) {
-  const ref = {
-    index_block_hash: sha(`index ${label}`),
-    block_hash: sha(`block ${label}`),
-    block_height: parent.block_height + 1,
-  };
-  let n = 0;
-  return {
-    ref,
-    body: {
-      ...ref,
-      parent_index_block_hash: parent.index_block_hash,
-      parent_block_hash: parent.block_hash,
-      parent_microblock: `0x${'00'.repeat(32)}`,
-      parent_microblock_sequence: 0,
-      burn_block_hash: sha(`burn ${label}`),
-      burn_block_height: 1000 + ref.block_height,
-      burn_block_time: 1_700_000_000 + ref.block_height,
-      miner_txid: sha(`miner ${label}`),
-      transactions: txs.map(({ tx, status }, i) => ({
-        txid: tx.txid,
-        raw_tx: tx.raw,
-        raw_result: status === 'abort_by_response' ? '0x080100000000000000000000000000000003' : '0x0703',
-        status: status ?? 'success',
-        tx_index: i,
-        contract_abi: null,
-        execution_cost: { read_count: 0, read_length: 0, runtime: 0, write_count: 0, write_length: 0 },
-        microblock_hash: null,
-        microblock_sequence: null,
-        microblock_parent_hash: null,
-      })),
-      events: txs.flatMap(({ tx, status, events }) =>
-        events.map((e) => ({ txid: tx.txid, event_index: n++, committed: status === undefined, ...e })),
-      ),
-      matured_miner_rewards: [],
-      ...extra,
-    },
-  };
+  return newBlockEvent(
+    label,
+    parent,
+    txs.map(({ tx, status, events }) => ({ ...tx, status, events })),
+    extra,
+  );
 }
 
 describe('the PoX read models', () => {
@@ -163,7 +127,7 @@ describe('the PoX read models', () => {
   beforeAll(async () => {
     db = createDb({ connectionString: await createTestDatabase(testInfra().databaseUrl, 'pox_models'), maxConnections: 2 });
     await migrateLatest(db);
-    const genesis = newBlock('root', { index_block_hash: sha('none'), block_hash: sha('none block'), block_height: -1 });
+    const genesis = newBlock('root', BEFORE_GENESIS);
     await send(genesis.body);
     const rootRef = genesis.ref;
     // h1: the stacker delegates 5 STX to the pool until burn height 2000; a delegate-stx that failed prints nothing

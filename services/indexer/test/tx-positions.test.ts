@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { makeContractCall, makeSTXTokenTransfer } from '@stacks/transactions';
 import { createLogger } from '@bda/common';
 import { createDb, migrateLatest } from '@bda/db';
-import { createTestDatabase, testInfra } from '@bda/test-support';
+import { createTestDatabase, testInfra, BEFORE_GENESIS, newBlockEvent, type BlockRef } from '@bda/test-support';
 import { stacksEventHandler } from '../src/stacks/stacks-event-handler';
 
 /**
@@ -14,7 +13,6 @@ import { stacksEventHandler } from '../src/stacks/stacks-event-handler';
  */
 
 const KEY = `${'01'.repeat(32)}01`;
-const sha = (s: string) => `0x${createHash('sha256').update(s).digest('hex')}`;
 let nonce = 0n;
 
 async function transfer(): Promise<{ txid: string; raw: string }> {
@@ -45,50 +43,14 @@ async function call(): Promise<{ txid: string; raw: string }> {
   return { txid: `0x${tx.txid()}`, raw: `0x${tx.serialize()}` };
 }
 
-interface Ref {
-  index_block_hash: string;
-  block_hash: string;
-  block_height: number;
-}
+type Ref = BlockRef;
 
 /** A block of `transfers` STX transfers then `calls` contract calls. */
 async function newBlock(label: string, parent: Ref, transfers: number, calls: number) {
-  const ref = {
-    index_block_hash: sha(`index ${label}`),
-    block_hash: sha(`block ${label}`),
-    block_height: parent.block_height + 1,
-  };
   const txs = [];
   for (let i = 0; i < transfers; i++) txs.push(await transfer());
   for (let i = 0; i < calls; i++) txs.push(await call());
-  return {
-    ref,
-    body: {
-      ...ref,
-      parent_index_block_hash: parent.index_block_hash,
-      parent_block_hash: parent.block_hash,
-      parent_microblock: `0x${'00'.repeat(32)}`,
-      parent_microblock_sequence: 0,
-      burn_block_hash: sha(`burn ${label}`),
-      burn_block_height: 1000 + ref.block_height,
-      burn_block_time: 1_700_000_000 + ref.block_height,
-      miner_txid: sha(`miner ${label}`),
-      transactions: txs.map((tx, i) => ({
-        txid: tx.txid,
-        raw_tx: tx.raw,
-        raw_result: '0x0703',
-        status: 'success',
-        tx_index: i,
-        contract_abi: null,
-        execution_cost: { read_count: 0, read_length: 0, runtime: 0, write_count: 0, write_length: 0 },
-        microblock_hash: null,
-        microblock_sequence: null,
-        microblock_parent_hash: null,
-      })),
-      events: [],
-      matured_miner_rewards: [],
-    },
-  };
+  return newBlockEvent(label, parent, txs);
 }
 
 /** The rows expected for blocks of (height, transfers, calls), lowest first: every type, then per type. */
@@ -137,7 +99,7 @@ describe('chain_tx_positions through a reorg', () => {
   });
 
   it('moves every position above the fork, and back when the first branch returns', async () => {
-    const root = await newBlock('root', { index_block_hash: sha('none'), block_hash: sha('none block'), block_height: -1 }, 2, 0);
+    const root = await newBlock('root', BEFORE_GENESIS, 2, 0);
     const a1 = await newBlock('a1', root.ref, 3, 1);
     const a2 = await newBlock('a2', a1.ref, 0, 2);
     for (const b of [root, a1, a2]) await send(b.body);
