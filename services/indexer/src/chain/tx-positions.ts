@@ -1,8 +1,5 @@
 import type { Knex } from 'knex';
-import { runPrepared } from '../write-statements';
-
-/** The lowest height of `$1`'s blocks. */
-const LOW_SQL = `SELECT min(block_height) AS low FROM blocks WHERE index_block_hash = ANY($1::text[])`;
+import { refreshPositions, type PositionsTable } from '../position-refresh';
 
 const DELETE_SQL = `DELETE FROM chain_tx_positions WHERE block_height >= $1`;
 
@@ -23,6 +20,8 @@ const INSERT_SQL = `INSERT INTO chain_tx_positions (type_id, block_height, txs_b
     WHERE p.type_id = g.type_id AND p.block_height < $1 ORDER BY p.block_height DESC LIMIT 1
   ) base ON true`;
 
+const TX_POSITIONS: PositionsTable = { deleteFrom: DELETE_SQL, insertFrom: INSERT_SQL };
+
 /**
  * Keeps `chain_tx_positions` (migration 080) with the canonical chain: called with blocks that just joined or left it
  * (their `canonical` flags already set), in the same transaction. The rows from the lowest height of those blocks up
@@ -30,9 +29,5 @@ const INSERT_SQL = `INSERT INTO chain_tx_positions (type_id, block_height, txs_b
  * on a reorg, everything above a block that joins below canonical blocks that came first (rare).
  */
 export async function refreshTxPositions(trx: Knex.Transaction, blockHashes: readonly string[]): Promise<void> {
-  if (blockHashes.length === 0) return;
-  const [row] = await runPrepared<{ low: number | null }>(trx, LOW_SQL, [[...blockHashes]]);
-  if (row?.low == null) return;
-  await runPrepared(trx, DELETE_SQL, [row.low]);
-  await runPrepared(trx, INSERT_SQL, [row.low]);
+  await refreshPositions(trx, TX_POSITIONS, blockHashes);
 }

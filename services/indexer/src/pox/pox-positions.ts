@@ -1,7 +1,5 @@
 import type { Knex } from 'knex';
-import { runPrepared } from '../write-statements';
-
-const LOW_SQL = `SELECT min(block_height) AS low FROM blocks WHERE index_block_hash = ANY($1::text[])`;
+import { refreshPositions, type PositionsTable } from '../position-refresh';
 
 const DELETE_SQL = `DELETE FROM chain_pox_positions WHERE block_height >= $1`;
 
@@ -22,14 +20,12 @@ const INSERT_SQL = `INSERT INTO chain_pox_positions (pox_version, block_height, 
     WHERE p.pox_version = g.pox_version AND p.block_height < $1 ORDER BY p.block_height DESC LIMIT 1
   ) base ON true`;
 
+const POX_POSITIONS: PositionsTable = { deleteFrom: DELETE_SQL, insertFrom: INSERT_SQL };
+
 /**
  * Keeps `chain_pox_positions` (migration 082) after `pox_events` took in or gave up the events of `blockHashes`: the
  * rows from the lowest height of those blocks up are computed again (one block's when the chain grows).
  */
 export async function refreshPoxPositions(trx: Knex.Transaction, blockHashes: readonly string[]): Promise<void> {
-  if (blockHashes.length === 0) return;
-  const [row] = await runPrepared<{ low: number | null }>(trx, LOW_SQL, [[...blockHashes]]);
-  if (row?.low == null) return;
-  await runPrepared(trx, DELETE_SQL, [row.low]);
-  await runPrepared(trx, INSERT_SQL, [row.low]);
+  await refreshPositions(trx, POX_POSITIONS, blockHashes);
 }
