@@ -14,11 +14,13 @@ import { pageWithTransfers, type DbTxWithTransfers } from './txs-with-transfers'
  * reference API's `principal_txs`), newest first in its order (height, microblock sequence, index), from the cursor
  * on: one range of the primary key; one more row than the page (its key is the cursor of the page after); the total
  * from `principal_tx_counts`; and the key of the first row of the page before (`limit` rows newer than the page's
- * first), in one statement. Only an `offset` walks more of the history than the page.
+ * first), in one statement. Only an `offset` walks more of the history than the page, over index entries only (the
+ * page's rows are then read by key).
  */
 export const ADDRESS_TRANSACTIONS = statement(
-  `WITH page AS (
-     SELECT k.block_height, k.microblock_sequence, k.tx_index, k.tx_id, k.index_block_hash
+  `WITH keys AS (
+     -- The primary key's own columns only: an offset skips index entries (an index-only scan), not table rows.
+     SELECT k.block_height, k.microblock_sequence, k.tx_index
      FROM principal_txs k
      WHERE k.principal = $1
        -- Without a cursor, from above every position: a bound the primary-key range takes as its own (an OR would not).
@@ -26,6 +28,16 @@ export const ADDRESS_TRANSACTIONS = statement(
            <= (coalesce($4::integer, 2147483647), coalesce($6::integer, 2147483647), coalesce($5::integer, 2147483647))
      ORDER BY k.block_height DESC, k.microblock_sequence DESC, k.tx_index DESC
      LIMIT $2::integer + 1 OFFSET $3
+   ),
+   page AS (
+     SELECT keys.block_height, keys.microblock_sequence, keys.tx_index, r.tx_id, r.index_block_hash
+     FROM keys
+     CROSS JOIN LATERAL (
+       SELECT p.tx_id, p.index_block_hash FROM principal_txs p
+       WHERE p.principal = $1 AND p.block_height = keys.block_height AND p.microblock_sequence = keys.microblock_sequence
+         AND p.tx_index = keys.tx_index
+       OFFSET 0
+     ) r
    ),
    first AS (SELECT * FROM page ORDER BY block_height DESC, microblock_sequence DESC, tx_index DESC LIMIT 1),
    newer AS (
