@@ -69,8 +69,10 @@ export class Member {
     this.agent = tls ? new https.Agent(agentOpts) : new http.Agent(agentOpts);
     this.request = tls ? https.request : http.request;
     this.authorization = this.auth === undefined ? undefined : `Basic ${Buffer.from(this.auth).toString('base64')}`;
-    // Same limits as the agent: maxSockets connections, one request at a time on each (no pipelining).
-    this.dispatcher = new Pool(this.name, { connections: opts.maxSockets, pipelining: 1 });
+    // Same limits as the agent: maxSockets connections, one request at a time on each (no pipelining). The time to
+    // the response headers is the forwarder's (its try timeout, whatever UPSTREAM_TRY_TIMEOUT_MS is), not undici's;
+    // undici's body timeout (300 s of silence) stays as a backstop for answers read only to be dropped.
+    this.dispatcher = new Pool(this.name, { connections: opts.maxSockets, pipelining: 1, headersTimeout: 0 });
   }
 
   /** Takes traffic: not marked down by the health checker and not ejected. */
