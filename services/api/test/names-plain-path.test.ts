@@ -21,6 +21,17 @@ const alice = testAddress('alice');
 const bob = testAddress('bob');
 const HASH_1 = 'a1'.repeat(20);
 const HASH_SUB = 'b2'.repeat(20);
+/** `/v1/names/one.btc` as the story below implies it: transferred to alice at 200 with a new zonefile, lease 1,000. */
+const NAME_ONE = {
+  address: alice,
+  blockchain: 'stacks',
+  expire_block: 1100,
+  grace_period: 6100,
+  last_txid: '0x20',
+  status: 'name-transfer',
+  zonefile_hash: HASH_1,
+  zonefile: '$ORIGIN one.btc\n',
+};
 
 describe('naming lookups on the plain path', () => {
   let api: ApiHarness;
@@ -116,18 +127,7 @@ describe('naming lookups on the plain path', () => {
   it('answers a name, a subdomain and an address as written by hand', async () => {
     const name = await api.get('/v1/names/one.btc');
     expect(name.status).toBe(200);
-    expect(name.text).toBe(
-      JSON.stringify({
-        address: alice,
-        blockchain: 'stacks',
-        expire_block: 1100,
-        grace_period: 6100,
-        last_txid: '0x20',
-        status: 'name-transfer',
-        zonefile_hash: HASH_1,
-        zonefile: '$ORIGIN one.btc\n',
-      }),
-    );
+    expect(name.text).toBe(JSON.stringify(NAME_ONE));
     const sub = await api.get('/v1/names/sub.one.btc');
     expect(sub.status).toBe(200);
     expect(sub.text).toBe(
@@ -148,18 +148,8 @@ describe('naming lookups on the plain path', () => {
 
   it('gives each of many lookups arriving together its own answer, duplicates and unknown keys included', async () => {
     // Lookups of one turn share a statement (`KeyedBatchLoader`): each must still get exactly its own row.
-    const nameOne = {
-      address: alice,
-      blockchain: 'stacks',
-      expire_block: 1100,
-      grace_period: 6100,
-      last_txid: '0x20',
-      status: 'name-transfer',
-      zonefile_hash: HASH_1,
-      zonefile: '$ORIGIN one.btc\n',
-    };
     const expected: Array<[string, number, unknown]> = [
-      ['/v1/names/one.btc', 200, nameOne],
+      ['/v1/names/one.btc', 200, NAME_ONE],
       ['/v1/names/two.btc', 404, { error: 'cannot find name two.btc', message: 'cannot find name two.btc' }],
       ['/v1/names/sub.one.btc', 200, expect.objectContaining({ address: bob, zonefile_hash: HASH_SUB })],
       ['/v1/names/nope.one.btc', 404, expect.objectContaining({ error: 'cannot find subdomain nope.one.btc' })],
