@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { testInfra, expectMessage } from '@bda/test-support';
 import { addressFromVersionHash, addressToString, deserializeTransaction } from '@stacks/transactions';
 import {
+  numberedListFillSql,
+  numberedListNumberSql,
   PRINCIPAL_LIST_TABLES,
+  PRINCIPAL_TXS_LIST,
   principalActivityInsertSql,
   principalListAddSql,
   principalListFillSql,
@@ -347,9 +350,9 @@ for (const fixture of FIXTURES) {
       )) as { rows: Array<{ n: number }> };
       expect(counts.rows[0]!.n).toBe(0);
       // A block under canonical blocks leaving and joining again (what a block filling a gap does): the numbered
-      // lists' rows above it are renumbered down, then up, and end as kept.
+      // lists' rows above it (principal_txs's too, migration 077) are renumbered down, then up, and end as kept.
       const dense = async (q: typeof system.db) => {
-        for (const t of PRINCIPAL_LIST_TABLES) {
+        for (const t of [...PRINCIPAL_LIST_TABLES, PRINCIPAL_TXS_LIST.table]) {
           const { rows } = (await q.raw(
             `SELECT count(*)::int AS n FROM (SELECT principal, array_agg(seq ORDER BY seq) AS s, count(*) AS c FROM ${t}
              GROUP BY principal) x WHERE s <> (SELECT array_agg(i) FROM generate_series(1, x.c::int) i)`,
@@ -365,6 +368,13 @@ for (const fixture of FIXTURES) {
       await system.db
         .transaction(async (trx) => {
           for (const t of PRINCIPAL_LIST_TABLES) await run(trx, principalListRemoveSql(t), [middle]);
+          // principal_txs: the block's rows kept aside, deleted and renumbered as the indexer does, written back
+          // unnumbered (as migration 070's statement writes them) and numbered as the indexer does.
+          await trx.raw('CREATE TEMP TABLE middle_txs ON COMMIT DROP AS SELECT * FROM principal_txs WHERE index_block_hash = ?', [
+            middle,
+          ]);
+          await trx.raw('UPDATE middle_txs SET seq = 0');
+          await run(trx, principalListRemoveSql(PRINCIPAL_TXS_LIST), [middle]);
           await dense(trx);
           const gone = await snapshot(trx);
           if (fixture === 'mainnet-reorg-scenario1.tsv') {
@@ -373,8 +383,14 @@ for (const fixture of FIXTURES) {
             expect(gone['principal_transfer_txs']).not.toEqual(
               kept['principal_transfer_txs']!.filter((r) => (r as { index_block_hash: string }).index_block_hash !== middle),
             );
+            expect(gone['principal_txs']!.length).toBeLessThan(kept['principal_txs']!.length);
+            expect(gone['principal_txs']).not.toEqual(
+              kept['principal_txs']!.filter((r) => (r as { index_block_hash: string }).index_block_hash !== middle),
+            );
           }
           for (const t of PRINCIPAL_LIST_TABLES) await run(trx, principalListAddSql(t), middle);
+          await trx.raw('INSERT INTO principal_txs SELECT * FROM middle_txs');
+          await run(trx, numberedListNumberSql(PRINCIPAL_TXS_LIST), middle);
           expect(await snapshot(trx)).toEqual(kept);
           throw new Error('rollback');
         })
@@ -385,6 +401,7 @@ for (const fixture of FIXTURES) {
         .transaction(async (trx) => {
           for (const t of tables) await trx.raw(`DELETE FROM ${t}`);
           await trx.raw(principalActivityInsertSql('t.canonical', 'e.canonical'));
+          await trx.raw(numberedListFillSql(PRINCIPAL_TXS_LIST));
           for (const t of PRINCIPAL_LIST_TABLES) await trx.raw(principalListFillSql(t));
           expect(await snapshot(trx)).toEqual(kept);
           throw new Error('rollback');

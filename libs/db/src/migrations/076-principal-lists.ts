@@ -91,10 +91,27 @@ const PRINCIPAL_LISTS: Record<PrincipalListTable, ListShape> = {
   },
 };
 
+/**
+ * A numbered list: a table whose rows carry `seq`, their 1-based place in their principal's list in the order of
+ * `order` (the primary key after the principal column), without gaps. The three tables of this migration are such
+ * lists; so are `principal_txs` (077) and `address_txs` (078), whose rows other statements write unnumbered.
+ */
+export interface NumberedList {
+  table: string;
+  /** The principal column (`principal`, or `address` in `address_txs`). */
+  principal: string;
+  order: readonly string[];
+}
+
+function numberedList(list: PrincipalListTable | NumberedList): NumberedList {
+  return typeof list === 'string' ? { table: list, principal: 'principal', order: PRINCIPAL_LISTS[list].order } : list;
+}
+
 /** The `seq` of a principal's newest row of `table` whose `block_height` satisfies `heightCond` (alias `s`), or 0. */
-export function listSeqAt(table: PrincipalListTable, principal: string, heightCond: string): string {
-  const order = PRINCIPAL_LISTS[table].order.map((c) => `s.${c} DESC`).join(', ');
-  return `coalesce((SELECT s.seq FROM ${table} s WHERE s.principal = ${principal} AND s.block_height ${heightCond}
+export function listSeqAt(table: PrincipalListTable | NumberedList, principal: string, heightCond: string): string {
+  const list = numberedList(table);
+  const order = list.order.map((c) => `s.${c} DESC`).join(', ');
+  return `coalesce((SELECT s.seq FROM ${list.table} s WHERE s.${list.principal} = ${principal} AND s.block_height ${heightCond}
      ORDER BY ${order} LIMIT 1), 0)`;
 }
 
@@ -103,9 +120,10 @@ export function listSeqAt(table: PrincipalListTable, principal: string, heightCo
  * Only then does the renumbering UPDATE run (a one-time filter), so the common block, which extends the tip, never
  * plans a join over the table.
  */
-function aboveGuard(table: PrincipalListTable): string {
+function aboveGuard(list: NumberedList): string {
   return `guard AS (
-       SELECT coalesce(bool_or(EXISTS (SELECT 1 FROM ${table} s WHERE s.principal = per.principal AND s.block_height > per.height)),
+       SELECT coalesce(bool_or(EXISTS (SELECT 1 FROM ${list.table} s WHERE s.${list.principal} = per.principal
+                                       AND s.block_height > per.height)),
                        false) AS above
        FROM per
      )`;
@@ -123,7 +141,7 @@ export function principalListAddSql(table: PrincipalListTable): string {
      per AS (
        SELECT principal, min(block_height) AS height, count(*) AS n FROM fresh GROUP BY principal
      ),
-     ${aboveGuard(table)},
+     ${aboveGuard(numberedList(table))},
      shifted AS (
        UPDATE ${table} s SET seq = s.seq + per.n FROM per
        WHERE (SELECT above FROM guard) AND s.principal = per.principal AND s.block_height > per.height
@@ -147,21 +165,67 @@ export function principalListAddSql(table: PrincipalListTable): string {
  * `table`, and moves each remaining row above a deleted one down by the number of its principal's rows deleted below
  * it (rows above exist only when the blocks lie under canonical blocks that stay).
  */
-export function principalListRemoveSql(table: PrincipalListTable): string {
+export function principalListRemoveSql(table: PrincipalListTable | NumberedList): string {
+  const list = numberedList(table);
+  const p = list.principal;
   return `WITH gone AS (
-       DELETE FROM ${table} WHERE index_block_hash = ANY($1::text[]) RETURNING principal, block_height
+       DELETE FROM ${list.table} WHERE index_block_hash = ANY($1::text[]) RETURNING ${p} AS principal, block_height
      ),
      per AS (SELECT principal, min(block_height) AS height FROM gone GROUP BY principal),
-     ${aboveGuard(table)},
+     ${aboveGuard(list)},
      shifted AS (
-       UPDATE ${table} s
-       SET seq = s.seq - (SELECT count(*) FROM gone g WHERE g.principal = s.principal AND g.block_height < s.block_height)
+       UPDATE ${list.table} s
+       SET seq = s.seq - (SELECT count(*) FROM gone g WHERE g.principal = s.${p} AND g.block_height < s.block_height)
        FROM per
-       WHERE (SELECT above FROM guard) AND s.principal = per.principal AND s.block_height > per.height
+       WHERE (SELECT above FROM guard) AND s.${p} = per.principal AND s.block_height > per.height
          AND s.index_block_hash <> ALL($1::text[])
        RETURNING 1
      )
      SELECT (SELECT count(*) FROM gone) AS deleted, (SELECT count(*) FROM shifted) AS shifted`;
+}
+
+/**
+ * The statement that numbers the rows of one block (`$1`, its index block hash) that another statement wrote into
+ * `list` unnumbered (`seq` 0): each principal's rows numbered after its newest row below the block, and its rows
+ * above the block (only when the block fills a gap under canonical blocks) moved up by their number, as
+ * `principalListAddSql` does for the rows it writes itself.
+ */
+export function numberedListNumberSql(list: NumberedList): string {
+  const { table, principal: p, order } = list;
+  return `WITH fresh AS MATERIALIZED (
+       SELECT f.${p} AS principal, ${order.map((c) => `f.${c}`).join(', ')},
+              row_number() OVER (PARTITION BY f.${p} ORDER BY ${order.map((c) => `f.${c}`).join(', ')}) AS rn
+       FROM ${table} f WHERE f.index_block_hash = $1 AND f.seq = 0
+     ),
+     per AS (
+       SELECT principal, min(block_height) AS height, count(*) AS n FROM fresh GROUP BY principal
+     ),
+     ${aboveGuard(list)},
+     shifted AS (
+       UPDATE ${table} s SET seq = s.seq + per.n FROM per
+       WHERE (SELECT above FROM guard) AND s.${p} = per.principal AND s.block_height > per.height
+       RETURNING 1
+     ),
+     base AS (
+       SELECT per.principal, ${listSeqAt(list, 'per.principal', '< per.height')} AS base FROM per
+     ),
+     numbered AS (
+       UPDATE ${table} s SET seq = b.base + f.rn
+       FROM fresh f JOIN base b ON b.principal = f.principal
+       WHERE s.${p} = f.principal AND ${order.map((c) => `s.${c} = f.${c}`).join(' AND ')}
+       RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM numbered) AS numbered, (SELECT count(*) FROM shifted) AS shifted`;
+}
+
+/** The statement that numbers every row of `list` from scratch (the backfill of migrations 077 and 078). */
+export function numberedListFillSql(list: NumberedList): string {
+  const { table, principal: p, order } = list;
+  return `UPDATE ${table} s SET seq = f.rn
+     FROM (SELECT ${p} AS principal, ${order.join(', ')},
+                  row_number() OVER (PARTITION BY ${p} ORDER BY ${order.join(', ')}) AS rn
+           FROM ${table}) f
+     WHERE s.${p} = f.principal AND ${order.map((c) => `s.${c} = f.${c}`).join(' AND ')}`;
 }
 
 /** The statement that fills `table` from scratch over the canonical chain (this migration's backfill). */

@@ -49,6 +49,7 @@ import * as m070 from './070-principal-activity';
 import * as m071 from './071-stx-supply';
 import * as m075 from './075-bns-current';
 import * as m076 from './076-principal-lists';
+import * as m077 from './077-principal-txs-seq';
 import * as m080 from './080-chain-tx-positions';
 import * as m081 from './081-burnchain-positions';
 import * as m082 from './082-pox-event-positions';
@@ -58,11 +59,15 @@ export { principalActivityInsertSql } from './070-principal-activity';
 export {
   INBOUND_KINDS,
   listSeqAt,
+  numberedListFillSql,
+  numberedListNumberSql,
+  type NumberedList,
   PRINCIPAL_LIST_TABLES,
   principalListAddSql,
   principalListFillSql,
   principalListRemoveSql,
 } from './076-principal-lists';
+export { PRINCIPAL_TXS_LIST } from './077-principal-txs-seq';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -121,6 +126,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['071-stx-supply', m071],
   ['075-bns-current', m075],
   ['076-principal-lists', m076],
+  ['077-principal-txs-seq', m077],
   ['080-chain-tx-positions', m080],
   ['081-burnchain-positions', m081],
   ['082-pox-event-positions', m082],

@@ -12,41 +12,33 @@ import { pageWithTransfers, type DbTxWithTransfers } from './txs-with-transfers'
  * block height, transaction index and microblock sequence, nulls without a cursor): the principal's rows of
  * `principal_txs` (migration 070: origin, sponsor, token-transfer recipient, contract, asset event party, as the
  * reference API's `principal_txs`), newest first in its order (height, microblock sequence, index), from the cursor
- * on: one range of the primary key; one more row than the page (its key is the cursor of the page after); the total
- * from `principal_tx_counts`; and the key of the first row of the page before (`limit` rows newer than the page's
- * first), in one statement. Only an `offset` walks more of the history than the page, over index entries only (the
- * page's rows are then read by key).
+ * on. The rows are numbered (migration 077's `seq`, 1…n without gaps in that order), so the page at any offset is one
+ * range of the index `(principal, seq)`: `top` is the `seq` of the newest row at or below the cursor (one backward
+ * probe of the primary key), the page the `limit + 1` rows from `top - offset` down (the last one's key is the cursor
+ * of the page after), and the first row of the page before the row `limit` places above the page's first. The total
+ * from `principal_tx_counts`, in one statement.
  */
 export const ADDRESS_TRANSACTIONS = statement(
-  `WITH keys AS (
-     -- The primary key's own columns only: an offset skips index entries (an index-only scan), not table rows.
-     SELECT k.block_height, k.microblock_sequence, k.tx_index
-     FROM principal_txs k
-     WHERE k.principal = $1
-       -- Without a cursor, from above every position: a bound the primary-key range takes as its own (an OR would not).
-       AND (k.block_height, k.microblock_sequence, k.tx_index)
-           <= (coalesce($4::integer, 2147483647), coalesce($6::integer, 2147483647), coalesce($5::integer, 2147483647))
-     ORDER BY k.block_height DESC, k.microblock_sequence DESC, k.tx_index DESC
-     LIMIT $2::integer + 1 OFFSET $3
+  `WITH top AS MATERIALIZED (
+     -- Materialized: the cursor's probe runs once (inlined, each bound of the range below would run it).
+     SELECT coalesce((
+       SELECT k.seq FROM principal_txs k
+       WHERE k.principal = $1
+         -- Without a cursor, from above every position: a bound the primary-key range takes as its own (an OR would not).
+         AND (k.block_height, k.microblock_sequence, k.tx_index)
+             <= (coalesce($4::integer, 2147483647), coalesce($6::integer, 2147483647), coalesce($5::integer, 2147483647))
+       ORDER BY k.block_height DESC, k.microblock_sequence DESC, k.tx_index DESC
+       LIMIT 1
+     ), 0)::bigint - $3::bigint AS hi  -- bigint: an offset up to 2^31 - 1 below a small seq
    ),
    page AS (
-     SELECT keys.block_height, keys.microblock_sequence, keys.tx_index, r.tx_id, r.index_block_hash
-     FROM keys
-     CROSS JOIN LATERAL (
-       SELECT p.tx_id, p.index_block_hash FROM principal_txs p
-       WHERE p.principal = $1 AND p.block_height = keys.block_height AND p.microblock_sequence = keys.microblock_sequence
-         AND p.tx_index = keys.tx_index
-       OFFSET 0
-     ) r
+     SELECT p.block_height, p.microblock_sequence, p.tx_index, p.tx_id, p.index_block_hash, p.seq
+     FROM top JOIN principal_txs p ON p.principal = $1 AND p.seq <= top.hi AND p.seq > top.hi - ($2::integer + 1)
    ),
-   first AS (SELECT * FROM page ORDER BY block_height DESC, microblock_sequence DESC, tx_index DESC LIMIT 1),
+   first AS (SELECT * FROM page ORDER BY seq DESC LIMIT 1),
    newer AS (
-     SELECT q.* FROM first CROSS JOIN LATERAL (
-       SELECT k.tx_id, k.index_block_hash, k.microblock_sequence, k.tx_index FROM principal_txs k
-       WHERE k.principal = $1
-         AND (k.block_height, k.microblock_sequence, k.tx_index) > (first.block_height, first.microblock_sequence, first.tx_index)
-       ORDER BY k.block_height, k.microblock_sequence, k.tx_index OFFSET $2::integer - 1 LIMIT 1
-     ) q
+     SELECT k.tx_id, k.index_block_hash, k.microblock_sequence, k.tx_index
+     FROM first JOIN principal_txs k ON k.principal = $1 AND k.seq = first.seq + $2::integer
    )
    SELECT ${TIP_SELECT}, coalesce((SELECT c.tx_count FROM principal_tx_counts c WHERE c.principal = $1), 0) AS total,
           (SELECT n.index_block_hash || ':' || n.microblock_sequence || ':' || n.tx_index FROM newer n) AS next_cursor,
