@@ -1,6 +1,6 @@
 /**
  * `mempool_principal_stx` (migration 085): what each principal's pending transactions would move, kept by triggers on
- * `mempool_txs`. After the fixtures' real mempool traffic, and after every statement of a story that moves
+ * `mempool_txs`, and `mempool_pending_count` (086), their number. After the fixtures' real mempool traffic, and after every statement of a story that moves
  * transactions in and out of the pending set (one and many rows at a time), the table equals the sums worked out here
  * in BigInt from the pending rows themselves; and `/extended/v1/address/{p}/stx` shows them.
  */
@@ -51,6 +51,9 @@ async function checkTable(api: ApiHarness, step: string): Promise<number> {
     step,
     sums: expectedSums(pending),
   });
+  // The number of pending transactions (migration 086), kept by the same kind of triggers.
+  const counted = (await api.db('mempool_pending_count').first('pending')) as { pending: number };
+  expect({ step, pending: counted.pending }).toEqual({ step, pending: pending.length });
   return pending.length;
 }
 

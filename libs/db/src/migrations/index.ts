@@ -54,6 +54,7 @@ import * as m080 from './080-chain-tx-positions';
 import * as m081 from './081-burnchain-positions';
 import * as m082 from './082-pox-event-positions';
 import * as m085 from './085-mempool-principal-stx';
+import * as m086 from './086-mempool-pending-count';
 
 export { principalActivityInsertSql } from './070-principal-activity';
 export {
@@ -131,6 +132,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['081-burnchain-positions', m081],
   ['082-pox-event-positions', m082],
   ['085-mempool-principal-stx', m085],
+  ['086-mempool-pending-count', m086],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */
