@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { createStatementTriggers, dropStatementTriggers } from './statement-triggers';
 
 /**
  * What each principal's pending transactions would move in STX, kept as the mempool changes: the mempool-aware fields
@@ -28,25 +29,12 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(
     `COMMENT ON INDEX mempool_principal_stx_empty IS 'Rows whose last pending transaction left, deleted by the same trigger'`,
   );
-  for (const [op, source] of [
-    ['insert', 'SELECT 1 AS sign, n.* FROM new_rows n'],
-    ['delete', 'SELECT -1 AS sign, o.* FROM old_rows o'],
-    ['update', 'SELECT -1 AS sign, o.* FROM old_rows o UNION ALL SELECT 1, n.* FROM new_rows n'],
-  ] as const) {
-    await knex.raw(`CREATE FUNCTION mempool_principal_stx_on_${op}() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        ${applyChanges(source)}
-        RETURN NULL;
-      END $$`);
-    const transition =
-      op === 'insert'
-        ? 'NEW TABLE AS new_rows'
-        : op === 'delete'
-          ? 'OLD TABLE AS old_rows'
-          : 'OLD TABLE AS old_rows NEW TABLE AS new_rows';
-    await knex.raw(`CREATE TRIGGER mempool_principal_stx_${op} AFTER ${op.toUpperCase()} ON mempool_txs
-      REFERENCING ${transition} FOR EACH STATEMENT EXECUTE FUNCTION mempool_principal_stx_on_${op}()`);
-  }
+  const sources = {
+    insert: 'SELECT 1 AS sign, n.* FROM new_rows n',
+    delete: 'SELECT -1 AS sign, o.* FROM old_rows o',
+    update: 'SELECT -1 AS sign, o.* FROM old_rows o UNION ALL SELECT 1, n.* FROM new_rows n',
+  };
+  await createStatementTriggers(knex, 'mempool_txs', 'mempool_principal_stx', (op) => applyChanges(sources[op]));
   await knex.raw(
     `INSERT INTO mempool_principal_stx (principal, outbound, inbound, entries)
      ${contributions("SELECT 1 AS sign, m.* FROM mempool_txs m WHERE m.status = 'pending'")}`,
@@ -83,9 +71,6 @@ function applyChanges(source: string): string {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const op of ['insert', 'delete', 'update']) {
-    await knex.raw(`DROP TRIGGER mempool_principal_stx_${op} ON mempool_txs`);
-    await knex.raw(`DROP FUNCTION mempool_principal_stx_on_${op}()`);
-  }
+  await dropStatementTriggers(knex, 'mempool_txs', 'mempool_principal_stx');
   await knex.schema.dropTable('mempool_principal_stx');
 }

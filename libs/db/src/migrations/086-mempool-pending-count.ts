@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { createStatementTriggers, dropStatementTriggers } from './statement-triggers';
 
 /**
  * How many transactions are pending in the mempool, kept as the mempool changes: the `total` of
@@ -17,34 +18,21 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(
     "INSERT INTO mempool_pending_count (id, pending) SELECT true, count(*) FROM mempool_txs WHERE status = 'pending'",
   );
-  for (const [op, delta] of [
-    ['insert', "(SELECT count(*) FROM new_rows WHERE status = 'pending')"],
-    ['delete', "- (SELECT count(*) FROM old_rows WHERE status = 'pending')"],
-    [
-      'update',
-      "(SELECT count(*) FROM new_rows WHERE status = 'pending') - (SELECT count(*) FROM old_rows WHERE status = 'pending')",
-    ],
-  ] as const) {
-    await knex.raw(`CREATE FUNCTION mempool_pending_count_on_${op}() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        UPDATE mempool_pending_count SET pending = pending + ${delta};
-        RETURN NULL;
-      END $$`);
-    const transition =
-      op === 'insert'
-        ? 'NEW TABLE AS new_rows'
-        : op === 'delete'
-          ? 'OLD TABLE AS old_rows'
-          : 'OLD TABLE AS old_rows NEW TABLE AS new_rows';
-    await knex.raw(`CREATE TRIGGER mempool_pending_count_${op} AFTER ${op.toUpperCase()} ON mempool_txs
-      REFERENCING ${transition} FOR EACH STATEMENT EXECUTE FUNCTION mempool_pending_count_on_${op}()`);
-  }
+  const pending = (rows: string) => `(SELECT count(*) FROM ${rows} WHERE status = 'pending')`;
+  const delta = {
+    insert: pending('new_rows'),
+    delete: `- ${pending('old_rows')}`,
+    update: `${pending('new_rows')} - ${pending('old_rows')}`,
+  };
+  await createStatementTriggers(
+    knex,
+    'mempool_txs',
+    'mempool_pending_count',
+    (op) => `UPDATE mempool_pending_count SET pending = pending + ${delta[op]};`,
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const op of ['insert', 'delete', 'update']) {
-    await knex.raw(`DROP TRIGGER mempool_pending_count_${op} ON mempool_txs`);
-    await knex.raw(`DROP FUNCTION mempool_pending_count_on_${op}()`);
-  }
+  await dropStatementTriggers(knex, 'mempool_txs', 'mempool_pending_count');
   await knex.schema.dropTable('mempool_pending_count');
 }
