@@ -84,10 +84,15 @@ export interface CheckDataOptions {
  * ends with no reconciliation at all. The recorded fixtures' blocks are years old: `tip_delay` is set so that their
  * tip counts as "at tip" (the tool's other way of seeing the tip, `sync_status.synced`, is not something the api can
  * know of the node).
+ *
+ * The tool's reconciliation counters (`stats.*_reconciliations`, and from them `tests.reconciliation`) are flushed to
+ * its storage every 10 s (`updateFrequency` in its reconciler handler) and not at the end: a run that reaches its end
+ * condition within 10 s reports 0 reconciliations and "NOT TESTED" although it reconciled every account. So the
+ * reconciliations are read from the tool's own per-reconciliation lines on stdout (`reconciled`, `failures`).
  */
 export async function runCheckData(
   opts: CheckDataOptions,
-): Promise<{ run: CliRun; results: CheckDataResults; reconciled: Set<string> }> {
+): Promise<{ run: CliRun; results: CheckDataResults; reconciled: Set<string>; failures: string[] }> {
   const base = workdir({});
   const resultsFile = join(base.dir, 'results.json');
   const extra: Record<string, unknown> = {};
@@ -124,7 +129,11 @@ export async function runCheckData(
     }
     // `log_reconciliations` prints a line per reconciliation: `ACTIVE|INACTIVE Reconciled <account> at <index>`.
     const reconciled = new Set([...r.stdout.matchAll(/(?:ACTIVE|INACTIVE) Reconciled (\S+) at \d+/g)].map((m) => m[1]!));
-    return { run: r, results: JSON.parse(readFileSync(resultsFile, 'utf8')) as CheckDataResults, reconciled };
+    // A failed reconciliation is always printed, whatever `log_reconciliations` says (active, then inactive form).
+    const failures = r.stdout
+      .split('\n')
+      .filter((line) => /Reconciliation failed for|Missing balance-changing operation detected for/.test(line));
+    return { run: r, results: JSON.parse(readFileSync(resultsFile, 'utf8')) as CheckDataResults, reconciled, failures };
   } finally {
     w.cleanup();
     base.cleanup();
