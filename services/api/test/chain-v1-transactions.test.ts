@@ -90,6 +90,65 @@ function percentileCont(values: number[], p: number): number | null {
   return v[lo]! + (v[hi]! - v[lo]!) * (pos - lo);
 }
 
+/** A node event of a recorded `/new_block`, as the node posts it. */
+type RawEvent = { txid: string; event_index: number; type: string } & Record<string, unknown>;
+
+const ASSET_EVENT_TYPES = new Set(
+  ['stx', 'ft', 'nft'].flatMap((a) => ['transfer', 'mint', 'burn'].map((k) => `${a}_${k}_event`)),
+);
+const EVENT_GROUPS: Record<string, string> = {
+  contract_event: 'smart_contract_log',
+  stx_lock_event: 'stx_lock',
+  ...Object.fromEntries(
+    [...ASSET_EVENT_TYPES].map((t) => [
+      t,
+      t.startsWith('stx') ? 'stx_asset' : t.startsWith('ft') ? 'fungible_token_asset' : 'non_fungible_token_asset',
+    ]),
+  ),
+};
+
+/**
+ * Each principal's events as the reference's `/extended/v1/tx/events?address=` lists them, from the recording's raw
+ * `/new_block` bodies of the canonical blocks (fork choice by the oracle): the asset events it sends or receives, its
+ * STX locks, the logs of a contract it is; newest first (height, then index in the block); as `tx_id:event_index`
+ * with the type group.
+ */
+function principalEvents(fixture: string, oracle: ChainOracle): Map<string, Array<{ key: string; group: string }>> {
+  const canonical = new Map(oracle.canonical.map((b) => [b.index_block_hash, b.block_height]));
+  const seen = new Set<string>();
+  const rows: Array<{ principal: string; height: number; index: number; key: string; group: string }> = [];
+  for (const ev of loadRecordedEvents(fixture)) {
+    if (ev.path !== '/new_block') continue;
+    const body = JSON.parse(ev.body) as { index_block_hash: string; events: RawEvent[] };
+    const hash = body.index_block_hash.toLowerCase();
+    const height = canonical.get(hash);
+    if (height === undefined || seen.has(hash)) continue;
+    seen.add(hash);
+    for (const e of body.events) {
+      const group = EVENT_GROUPS[e.type];
+      if (!group) continue;
+      const data = (e[e.type] ?? {}) as Record<string, string | undefined>;
+      const named =
+        e.type === 'contract_event'
+          ? [data['contract_identifier']]
+          : e.type === 'stx_lock_event'
+            ? [data['locked_address']]
+            : [data['sender'], data['recipient']];
+      for (const principal of new Set(named.filter((p): p is string => typeof p === 'string'))) {
+        rows.push({ principal, height, index: e.event_index, key: `${e.txid.toLowerCase()}:${e.event_index}`, group });
+      }
+    }
+  }
+  rows.sort((a, b) => b.height - a.height || b.index - a.index);
+  const out = new Map<string, Array<{ key: string; group: string }>>();
+  for (const r of rows) {
+    const list = out.get(r.principal) ?? [];
+    list.push({ key: r.key, group: r.group });
+    out.set(r.principal, list);
+  }
+  return out;
+}
+
 describe.each(['mocknet.tsv', 'mainnet-reorg-scenario1.tsv', 'epoch-3-transition.tsv'])('v1 transactions over %s', (fixture) => {
   let api: ApiHarness;
   let oracle: ChainOracle;
@@ -280,6 +339,43 @@ describe.each(['mocknet.tsv', 'mainnet-reorg-scenario1.tsv', 'epoch-3-transition
     for (const q of ['', `tx_id=${txId}&address=${txs[0]!.sender}`, 'type=bogus&tx_id=' + txId]) {
       const bad = await api.get(`/extended/v1/tx/events?${q}`);
       expectMessage(q, () => expect(bad.status).toBe(400));
+    }
+  });
+
+  it("pages a principal's events at any offset as the raw recording lists them, of every type, of one and of several", async () => {
+    const byPrincipal = principalEvents(fixture, oracle);
+    const ranked = [...byPrincipal].sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1));
+    // The busiest principals, a contract with logs and a principal with STX locks, when the recording has them.
+    const picked = new Map(ranked.slice(0, 3));
+    for (const group of ['smart_contract_log', 'stx_lock']) {
+      const found = ranked.find(([, list]) => list.some((e) => e.group === group));
+      if (found) picked.set(found[0], found[1]);
+    }
+    expect(picked.size).toBeGreaterThan(0);
+    const pages = async (query: string, n: number) => {
+      const limit = Math.max(3, Math.ceil(n / 6));
+      const keys: string[] = [];
+      for (let offset = 0; offset <= n; offset += limit) {
+        const res = await api.get(`/extended/v1/tx/events?${query}&limit=${limit}&offset=${offset}`);
+        expectMessage(query, () => expect(res.status).toBe(200));
+        expect(res.body.events.length).toBe(Math.min(limit, Math.max(0, n - offset)));
+        keys.push(
+          ...(res.body.events as Array<{ tx_id: string; event_index: number }>).map((e) => `${e.tx_id}:${e.event_index}`),
+        );
+      }
+      return keys;
+    };
+    for (const [principal, list] of picked) {
+      expectMessage(principal, async () =>
+        expect(await pages(`address=${principal}`, list.length)).toEqual(list.map((e) => e.key)),
+      );
+      const groups = [...new Set(list.map((e) => e.group))];
+      const one = list.filter((e) => e.group === groups[0]);
+      expect(await pages(`address=${principal}&type=${groups[0]}`, one.length)).toEqual(one.map((e) => e.key));
+      // Two groups, one of them absent from the principal's events when it has only one.
+      const other = groups[1] ?? (groups[0] === 'stx_lock' ? 'stx_asset' : 'stx_lock');
+      const two = list.filter((e) => e.group === groups[0] || e.group === other);
+      expect(await pages(`address=${principal}&type=${groups[0]},${other}`, two.length)).toEqual(two.map((e) => e.key));
     }
   });
 

@@ -1,21 +1,25 @@
 import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { makeContractCall, makeSTXTokenTransfer } from '@stacks/transactions';
+import { getAddressFromPrivateKey, makeContractCall, makeSTXTokenTransfer } from '@stacks/transactions';
 import { createLogger } from '@bda/common';
-import { createDb, migrateLatest } from '@bda/db';
+import { createDb, migrateLatest, principalEventRowsSql } from '@bda/db';
 import { createTestDatabase, testInfra, BEFORE_GENESIS, newBlockEvent, type BlockRef } from '@bda/test-support';
 import { stacksEventHandler } from '../src/stacks/stacks-event-handler';
 
 /**
- * `chain_tx_positions` (migration 080) as the indexer's own handler keeps it on a real PostgreSQL: a chain of blocks
- * with a known number of transfers and contract calls each, then a fork that replaces its top with blocks of other
- * sizes (every position above the fork moves), then the first branch coming back. Expectations are written by hand.
+ * `chain_tx_positions` (migration 080) and `principal_events` (migration 088) as the indexer's own handler keeps them
+ * on a real PostgreSQL: a chain of blocks with a known number of transfers and contract calls each, then a fork that
+ * replaces its top with blocks of other sizes (every position above the fork moves), then the first branch coming
+ * back. Each transfer emits an STX transfer event from the sender to the called contract, each call a log of that
+ * contract, so the contract's event list interleaves two type groups. Expectations are written by hand.
  */
 
 const KEY = `${'01'.repeat(32)}01`;
+const SENDER = getAddressFromPrivateKey(KEY, 'testnet');
+const CONTRACT = 'ST000000000000000000002AMW42H.pox-4';
 let nonce = 0n;
 
-async function transfer(): Promise<{ txid: string; raw: string }> {
+async function transfer(): Promise<{ txid: string; raw: string; events: Array<Record<string, unknown>> }> {
   const tx = await makeSTXTokenTransfer({
     recipient: 'ST000000000000000000002AMW42H',
     amount: 1n,
@@ -24,10 +28,11 @@ async function transfer(): Promise<{ txid: string; raw: string }> {
     fee: 180n,
     nonce: nonce++,
   });
-  return { txid: `0x${tx.txid()}`, raw: `0x${tx.serialize()}` };
+  const event = { type: 'stx_transfer_event', stx_transfer_event: { sender: SENDER, recipient: CONTRACT, amount: '1' } };
+  return { txid: `0x${tx.txid()}`, raw: `0x${tx.serialize()}`, events: [event] };
 }
 
-async function call(): Promise<{ txid: string; raw: string }> {
+async function call(): Promise<{ txid: string; raw: string; events: Array<Record<string, unknown>> }> {
   const tx = await makeContractCall({
     contractAddress: 'ST000000000000000000002AMW42H',
     contractName: 'pox-4',
@@ -40,7 +45,8 @@ async function call(): Promise<{ txid: string; raw: string }> {
     validateWithAbi: false,
     postConditionMode: 'allow',
   });
-  return { txid: `0x${tx.txid()}`, raw: `0x${tx.serialize()}` };
+  const log = { type: 'contract_event', contract_event: { contract_identifier: CONTRACT, topic: 'print', raw_value: '0x0703' } };
+  return { txid: `0x${tx.txid()}`, raw: `0x${tx.serialize()}`, events: [log] };
 }
 
 type Ref = BlockRef;
@@ -72,6 +78,27 @@ function expected(blocks: Array<[number, number, number]>): string[] {
   return out;
 }
 
+/**
+ * The `principal_events` rows expected for blocks of (height, transfers, calls), lowest first: the sender's transfers
+ * (group 2, stx_asset), and the contract's transfers received and logs (group 0), numbered across both and per group.
+ */
+function expectedEvents(blocks: Array<[number, number, number]>): string[] {
+  const out: string[] = [];
+  for (const principal of [SENDER, CONTRACT].sort()) {
+    let seq = 0;
+    const groupSeq = new Map<number, number>();
+    for (const [h, t, c] of blocks) {
+      for (let i = 0; i < t + c; i++) {
+        const group = i < t ? 2 : 0;
+        if (group === 0 && principal === SENDER) continue;
+        groupSeq.set(group, (groupSeq.get(group) ?? 0) + 1);
+        out.push(`${principal}/${h}/${i}: ${++seq} ${group}:${groupSeq.get(group)}`);
+      }
+    }
+  }
+  return out;
+}
+
 describe('chain_tx_positions through a reorg', () => {
   let db: Knex;
   const handler = stacksEventHandler(createLogger('indexer', 'silent'));
@@ -88,6 +115,22 @@ describe('chain_tx_positions through a reorg', () => {
         `SELECT type_id, block_height, txs_before, tx_count FROM chain_tx_positions ORDER BY type_id, block_height`,
       )) as { rows: Array<{ type_id: string; block_height: number; txs_before: string; tx_count: number }> }
     ).rows.map((r) => `${r.type_id}/${r.block_height}: ${r.txs_before}+${r.tx_count}`);
+  const principalEvents = async () =>
+    (
+      (await db.raw(
+        `SELECT principal, block_height, event_index, seq, type_group, group_seq FROM principal_events
+         ORDER BY principal, block_height, event_index`,
+      )) as {
+        rows: Array<{
+          principal: string;
+          block_height: number;
+          event_index: number;
+          seq: number;
+          type_group: number;
+          group_seq: number;
+        }>;
+      }
+    ).rows.map((r) => `${r.principal}/${r.block_height}/${r.event_index}: ${r.seq} ${r.type_group}:${r.group_seq}`);
 
   beforeAll(async () => {
     db = createDb({ connectionString: await createTestDatabase(testInfra().databaseUrl, 'tx_positions'), maxConnections: 2 });
@@ -98,13 +141,20 @@ describe('chain_tx_positions through a reorg', () => {
     await db?.destroy();
   });
 
-  it('moves every position above the fork, and back when the first branch returns', async () => {
+  it('moves every position and every principal event number above the fork, and back when the first branch returns', async () => {
     const root = await newBlock('root', BEFORE_GENESIS, 2, 0);
     const a1 = await newBlock('a1', root.ref, 3, 1);
     const a2 = await newBlock('a2', a1.ref, 0, 2);
     for (const b of [root, a1, a2]) await send(b.body);
     expect(await positions()).toEqual(
       expected([
+        [0, 2, 0],
+        [1, 3, 1],
+        [2, 0, 2],
+      ]),
+    );
+    expect(await principalEvents()).toEqual(
+      expectedEvents([
         [0, 2, 0],
         [1, 3, 1],
         [2, 0, 2],
@@ -118,6 +168,14 @@ describe('chain_tx_positions through a reorg', () => {
     for (const b of [b1, b2, b3]) await send(b.body);
     expect(await positions()).toEqual(
       expected([
+        [0, 2, 0],
+        [1, 1, 0],
+        [2, 2, 3],
+        [3, 1, 1],
+      ]),
+    );
+    expect(await principalEvents()).toEqual(
+      expectedEvents([
         [0, 2, 0],
         [1, 1, 0],
         [2, 2, 3],
@@ -138,6 +196,15 @@ describe('chain_tx_positions through a reorg', () => {
         [4, 1, 0],
       ]),
     );
+    expect(await principalEvents()).toEqual(
+      expectedEvents([
+        [0, 2, 0],
+        [1, 3, 1],
+        [2, 0, 2],
+        [3, 4, 0],
+        [4, 1, 0],
+      ]),
+    );
 
     // What migration 080 computes from scratch over the canonical rows.
     const scratch = await db.raw(
@@ -149,6 +216,25 @@ describe('chain_tx_positions through a reorg', () => {
       (scratch.rows as Array<{ type_id: string; block_height: number; before: string; n: number }>).map(
         (r) => `${r.type_id}/${r.block_height}: ${r.before}+${r.n}`,
       ),
+    );
+    // What migration 088 computes from scratch over the canonical events.
+    const scratchEvents = await db.raw(
+      `SELECT r.principal, r.block_height, r.event_index, r.type_group,
+              row_number() OVER (PARTITION BY r.principal ORDER BY r.block_height, r.event_index)::int AS seq,
+              row_number() OVER (PARTITION BY r.principal, r.type_group ORDER BY r.block_height, r.event_index)::int AS group_seq
+       FROM (${principalEventRowsSql('true')}) r ORDER BY r.principal, r.block_height, r.event_index`,
+    );
+    expect(await principalEvents()).toEqual(
+      (
+        scratchEvents.rows as Array<{
+          principal: string;
+          block_height: number;
+          event_index: number;
+          seq: number;
+          type_group: number;
+          group_seq: number;
+        }>
+      ).map((r) => `${r.principal}/${r.block_height}/${r.event_index}: ${r.seq} ${r.type_group}:${r.group_seq}`),
     );
   });
 });

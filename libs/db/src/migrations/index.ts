@@ -55,6 +55,7 @@ import * as m081 from './081-burnchain-positions';
 import * as m082 from './082-pox-event-positions';
 import * as m085 from './085-mempool-principal-stx';
 import * as m086 from './086-mempool-pending-count';
+import * as m088 from './088-principal-events';
 
 export { principalActivityInsertSql } from './070-principal-activity';
 export {
@@ -69,6 +70,7 @@ export {
   principalListRemoveSql,
 } from './076-principal-lists';
 export { PRINCIPAL_TXS_LIST } from './077-principal-txs-seq';
+export { EVENT_TYPE_GROUP_IDS, principalEventRowsSql, principalEventsRenumberSql } from './088-principal-events';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -133,6 +135,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['082-pox-event-positions', m082],
   ['085-mempool-principal-stx', m085],
   ['086-mempool-pending-count', m086],
+  ['088-principal-events', m088],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { runPrepared } from '../write-statements';
+import { refreshPrincipalEvents } from './principal-events';
 import { refreshTxPositions } from './tx-positions';
 
 /**
@@ -10,7 +11,8 @@ import { refreshTxPositions } from './tx-positions';
  *   those heights (a burn block holds a handful of Stacks blocks, one before Nakamoto), and the dense ordinals are
  *   renumbered from the lowest height touched: the top row or two when the chain grows or a reorg replaces its top;
  *   more only when a block joins below canonical blocks that came first;
- * - `chain_tx_positions` from the lowest height of those blocks up (`refreshTxPositions`).
+ * - `chain_tx_positions` from the lowest height of those blocks up (`refreshTxPositions`);
+ * - `principal_events` (migration 088): the blocks' rows added or deleted, each principal renumbered from there.
  */
 export async function addCanonicalChainBlocks(trx: Knex.Transaction, blockHashes: readonly string[]): Promise<void> {
   await refresh(trx, blockHashes, 1);
@@ -79,4 +81,5 @@ async function refresh(trx: Knex.Transaction, blockHashes: readonly string[], si
   const [row] = await runPrepared<{ low: number | null }>(trx, BURN_BLOCKS_SQL, [hashes]);
   if (row?.low != null) await runPrepared(trx, RENUMBER_SQL, [row.low]);
   await refreshTxPositions(trx, hashes);
+  await refreshPrincipalEvents(trx, hashes, sign);
 }

@@ -1,5 +1,6 @@
 import express, { type Router } from 'express';
 import { InputError, NotFoundError } from '@bda/common';
+import { EVENT_TYPE_GROUP_IDS } from '@bda/db';
 import type { AddressTransactionsListResponse, MempoolTransactionResponse, TransactionResponse } from '../../api-types';
 import { isValidPrincipal } from '../../codec';
 import { noStore, respondNotModifiedIfFresh } from '../../http-cache';
@@ -177,16 +178,19 @@ export function v1TransactionsRouter(ctx: RouteContext): Router {
     const rawAddress = queryString(req.query, 'address');
     const txId = rawTx === undefined ? undefined : parseTxId(rawTx, 'query parameter tx_id');
     const address = rawAddress === undefined ? undefined : parsePrincipal(rawAddress, 'query parameter address');
-    const groups = queryList(req.query, 'type', Object.keys(EVENT_TYPE_GROUPS));
-    const types = (groups && groups.length > 0 ? groups : Object.keys(EVENT_TYPE_GROUPS)).flatMap((g) => EVENT_TYPE_GROUPS[g]!);
+    const groups = queryList(req.query, 'type', Object.keys(EVENT_TYPE_GROUPS)) ?? [];
+    const types = (groups.length > 0 ? groups : Object.keys(EVENT_TYPE_GROUPS)).flatMap((g) => EVENT_TYPE_GROUPS[g]!);
     if (txId === undefined && address === undefined) {
       throw new InputError('query parameter address: give address (a principal) or tx_id (a transaction id)');
     }
     if (txId !== undefined && address !== undefined) {
       throw new InputError('query parameter address: give either address or tx_id, not both');
     }
-    const of = txId !== undefined ? { txId } : { principal: address! };
-    const { tip, events } = await getEvents(ctx.db, of, [...new Set(types)], { limit, offset });
+    const of =
+      txId !== undefined
+        ? { txId, types: [...new Set(types)] }
+        : { principal: address!, groups: groups.map((g) => EVENT_TYPE_GROUP_IDS[g]!) };
+    const { tip, events } = await getEvents(ctx.db, of, { limit, offset });
     if (respondNotModifiedIfFresh(req, res, tip)) return;
     res.json({ limit, offset, events: events.map(toEventResponse).filter((e) => e !== null) });
   });
