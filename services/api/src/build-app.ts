@@ -15,7 +15,7 @@ import { pathTemplates } from './path-templates';
 import { expressRouter, type GetRoute, plainRoutes } from './plain-routes';
 import { knexRunesDb, runesRoutes, type RunesDb } from './runes';
 import { knexNamesDb, nameLookupRoutes, namesRouter, pooledNamesDb } from './names';
-import { accountsRouter } from './accounts';
+import { accountLookupRoutes, accountsRouter } from './accounts';
 import { contractsRouter } from './contracts';
 import { searchRouter } from './search';
 import { poxRouter } from './pox';
@@ -79,6 +79,7 @@ export function buildApp(deps: ApiDeps): Express {
     durationHistogram(deps.metrics),
     runesRoutes({ db: deps.runesDb ?? knexRunesDb(deps.db), limits: deps.pageLimits?.runes }),
     nameLookups(deps),
+    accountLookupRoutes(deps.db),
   );
 }
 
@@ -87,22 +88,29 @@ function nameLookups(deps: ApiDeps): GetRoute[] {
 }
 
 /**
- * The api's request listener (what the process serves): the `/runes/v1` GET routes and the naming lookups
- * (`/v1/names/{name}`, `/v1/addresses/…`) on plain node:http (see `plain-routes.ts`: express costs more CPU than
+ * The api's request listener (what the process serves): the `/runes/v1` GET routes, the naming lookups
+ * (`/v1/names/{name}`, `/v1/addresses/…`) and the STX balances and nonces (`accountLookupRoutes`) on plain node:http (see `plain-routes.ts`: express costs more CPU than
  * those queries), everything else through the express app of `buildApp`.
  */
 export function buildRequestListener(deps: ApiDeps): (req: IncomingMessage, res: ServerResponse) => void {
   const duration = durationHistogram(deps.metrics);
   const runes = runesRoutes({ db: deps.runesDb ?? knexRunesDb(deps.db), limits: deps.pageLimits?.runes });
   const names = nameLookups(deps);
-  const app = createApp(deps, duration, runes, names);
-  const plain = plainRoutes([...runes, ...names], { logger: deps.logger, duration });
+  const accounts = accountLookupRoutes(deps.db);
+  const app = createApp(deps, duration, runes, names, accounts);
+  const plain = plainRoutes([...runes, ...names, ...accounts], { logger: deps.logger, duration });
   return (req, res) => {
     if (!plain(req, res)) app(req, res);
   };
 }
 
-function createApp(deps: ApiDeps, duration: DurationHistogram, runes: GetRoute[], names: GetRoute[]): Express {
+function createApp(
+  deps: ApiDeps,
+  duration: DurationHistogram,
+  runes: GetRoute[],
+  names: GetRoute[],
+  accounts: GetRoute[],
+): Express {
   const limits = deps.pageLimits ?? DEFAULT_PAGE_LIMITS;
   const document = bundleOpenApi(loadSchemaSources(deps.schemasDir), limits);
   const ctx: RouteContext = { db: deps.db, limits, serverVersion: deps.serverVersion ?? SERVER_VERSION };
@@ -140,7 +148,7 @@ function createApp(deps: ApiDeps, duration: DurationHistogram, runes: GetRoute[]
   app.use(chainRouter(ctx));
   app.use(expressRouter(runes));
   app.use(namesRouter(deps.db, names));
-  app.use(accountsRouter(deps.db, limits));
+  app.use(accountsRouter(deps.db, limits, accounts));
   app.use(contractsRouter(deps.db));
   app.use(searchRouter(deps.db));
   app.use(poxRouter(deps.db));

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import type { DbChainTip } from '@bda/db';
 
 /** Chain reads change only when the tip moves: the tip identifies the version of every chain answer. */
-function chainTipETag(tip: DbChainTip | null): string {
+export function chainTipETag(tip: DbChainTip | null): string {
   if (!tip) return 'W/"no-tip"';
   return `W/"${tip.index_block_hash}${tip.microblock_hash ? `:${tip.microblock_hash}` : ''}"`;
 }

@@ -13,7 +13,7 @@
  * route template as label. Errors get the api's error bodies: database trouble → 503/504 (`translateDbError`), an
  * `AppError` → its status, anything else → 500, logged.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery, type ParsedUrlQuery } from 'node:querystring';
 import express, { type Router } from 'express';
 import type { Logger } from 'pino';
@@ -25,8 +25,24 @@ import { undecodableParamMessage } from './path-templates';
 export interface GetRoute {
   /** Express path: literal segments and `:name` parameters; also the `route` label of the duration histogram. */
   path: string;
-  /** The JSON text of the 200 answer; throws an `AppError` (or a database error) for anything else. */
-  handle(params: Record<string, string>, query: ParsedUrlQuery): Promise<string>;
+  /**
+   * The 200 answer: its JSON text, or the text with headers and a validator; throws an `AppError` (or a database
+   * error) for anything else.
+   */
+  handle(params: Record<string, string>, query: ParsedUrlQuery): Promise<string | GetAnswer>;
+}
+
+/** A 200 answer with more than its body. */
+export interface GetAnswer {
+  /** The JSON text. */
+  body: string;
+  /** Headers of the answer (`Warning` of a deprecated operation…). */
+  headers?: Readonly<Record<string, string>>;
+  /**
+   * The answer's version (a chain read's tip, `chainTipETag`): sent as `ETag` with `Cache-Control: public, no-cache`
+   * instead of `no-store`, and a request whose `If-None-Match` still names it gets a 304 without the body.
+   */
+  etag?: string;
 }
 
 /** The routes as an express router (same handlers), for apps that mount them among other express routes. */
@@ -34,11 +50,42 @@ export function expressRouter(routes: readonly GetRoute[]): Router {
   const router = express.Router();
   for (const route of routes) {
     router.get(route.path, async (req, res) => {
-      const text = await route.handle(req.params as Record<string, string>, req.query as ParsedUrlQuery);
-      res.type('application/json').send(text);
+      const answer = await route.handle(req.params as Record<string, string>, req.query as ParsedUrlQuery);
+      if (typeof answer === 'string') {
+        res.type('application/json').send(answer);
+        return;
+      }
+      if (answer.headers) res.set(answer.headers);
+      if (answer.etag !== undefined) {
+        res.set('ETag', answer.etag).set('Cache-Control', REVALIDATE);
+        if (isFresh(req.headers, answer.etag)) {
+          res.status(304).end();
+          return;
+        }
+      }
+      res.type('application/json').send(answer.body);
     });
   }
   return router;
+}
+
+/** The cache policy of an answer with a validator: clients may keep it, and must ask whether it is still current. */
+const REVALIDATE = 'public, no-cache';
+
+/**
+ * Whether the client's copy is current (RFC 9110 §13.1.2, as express's `req.fresh` decides for a GET without
+ * `Last-Modified`): `If-None-Match` is `*` or lists `etag` (weak comparison), and the request does not ask past
+ * caches with `Cache-Control: no-cache`.
+ */
+export function isFresh(headers: IncomingHttpHeaders, etag: string): boolean {
+  const header = headers['if-none-match'];
+  if (!header) return false;
+  const cacheControl = headers['cache-control'];
+  if (cacheControl && /(?:^|,)\s*no-cache\s*(?:,|$)/.test(cacheControl)) return false;
+  if (header.trim() === '*') return true;
+  const opaque = (tag: string) => (tag.startsWith('W/') ? tag.slice(2) : tag);
+  const ours = opaque(etag);
+  return header.split(',').some((tag) => opaque(tag.trim()) === ours);
 }
 
 export interface PlainRouteOptions {
@@ -120,7 +167,7 @@ function serve(
       'request',
     );
   });
-  let answer: Promise<string>;
+  let answer: Promise<string | GetAnswer>;
   try {
     const params: Record<string, string> = {};
     for (let i = 0; i < c.names.length; i++) params[c.names[i]!] = decodeParam(c.names[i]!, m[i + 1]!);
@@ -129,9 +176,25 @@ function serve(
     answer = Promise.reject(err);
   }
   answer.then(
-    (text) => writeJson(res, 200, text),
+    (a) => {
+      if (typeof a === 'string') return writeJson(res, 200, a);
+      if (a.etag === undefined) return writeJson(res, 200, a.body, a.headers);
+      const headers = { ...a.headers, ETag: a.etag, 'Cache-Control': REVALIDATE };
+      if (isFresh(req.headers, a.etag)) return writeNotModified(res, headers);
+      writeJson(res, 200, a.body, headers);
+    },
     (err: unknown) => writeError(req, res, path, err, opts.logger),
   );
+}
+
+function writeNotModified(res: ServerResponse, headers: Record<string, string>): void {
+  if (res.headersSent || res.destroyed) {
+    res.destroy();
+    return;
+  }
+  for (const name in headers) res.setHeader(name, headers[name]!);
+  res.statusCode = 304;
+  res.end();
 }
 
 /** As express decodes a path parameter; an undecodable one is refused by name, as on the express routes. */
@@ -149,7 +212,7 @@ class ParamDecodeError extends AppError {
   readonly error = 'invalid_request';
 }
 
-function writeJson(res: ServerResponse, status: number, text: string, headers?: Record<string, string>): void {
+function writeJson(res: ServerResponse, status: number, text: string, headers?: Readonly<Record<string, string>>): void {
   if (res.headersSent || res.destroyed) {
     res.destroy();
     return;

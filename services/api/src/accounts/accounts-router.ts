@@ -1,13 +1,12 @@
 import express, { type Router } from 'express';
 import type { Knex } from 'knex';
 import type { PageLimits } from '../env';
+import { expressRouter, type GetRoute } from '../plain-routes';
 import { addressActivityRoutes } from './routes/address-activity';
 import { addressTransactionsRoutes } from './routes/address-transactions';
 import { balancesRoutes } from './routes/balances';
 import { ftBalanceRoutes } from './routes/ft-balances';
-import { noncesRoutes } from './routes/nonces';
 import { principalPositionsRoutes } from './routes/principal-positions';
-import { stxBalanceRoutes } from './routes/stx-balance';
 import { stxSupplyRoutes } from './routes/stx-supply';
 import { tokenRoutes } from './routes/tokens';
 import { txsWithTransfersRoutes } from './routes/txs-with-transfers';
@@ -19,14 +18,14 @@ import { v3TransactionRoutes } from './routes/v3-transactions';
  * its activity as the reference API lists it: asset events, inbound transfers, pending transactions, and its
  * transactions with the transfers it made in each (v1 and v2 forms); and the token lists (NFT holdings, history and
  * mints, a fungible token's holders); the v3 transaction lists (all, a principal's with its balance changes, the
- * mempool's) and the STX supply.
+ * mempool's) and the STX supply. `lookups` are `accountLookupRoutes` (STX balances and nonces), which the api also
+ * serves on plain node:http.
  */
-export function accountsRouter(db: Knex, limits: PageLimits): Router {
+export function accountsRouter(db: Knex, limits: PageLimits, lookups: readonly GetRoute[]): Router {
   const router = express.Router();
-  router.use(stxBalanceRoutes(db));
+  router.use(expressRouter(lookups));
   router.use(balancesRoutes(db));
   router.use(ftBalanceRoutes(db));
-  router.use(noncesRoutes(db));
   router.use(addressActivityRoutes(db, limits));
   router.use(txsWithTransfersRoutes(db, limits));
   router.use(addressTransactionsRoutes(db, limits));

@@ -1,1 +1,2 @@
 export { accountsRouter } from './accounts-router';
+export { accountLookupRoutes } from './routes/account-lookup-routes';

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { KeyedBatchLoader } from '../../datastore/keyed-batch-loader';
 import { query, statement } from '../../datastore/read-statement';
 
 /** The highest nonces an address used (origin or sponsor), mined and pending; null when none. bigint columns as text. */
@@ -9,20 +10,42 @@ export interface DbAddressNonces {
   mempool_sponsor: string | null;
 }
 
-/** `$1` address: four index probes (migration 044). */
+/**
+ * `$1` addresses (one request, or the requests of one turn of the event loop, see `NoncesLoader`): four index probes
+ * each (migration 044), a row per address.
+ */
 const NONCES = statement(
-  `SELECT
-     (SELECT nonce FROM txs WHERE canonical AND sender_address = $1 ORDER BY nonce DESC LIMIT 1) AS executed,
-     (SELECT sponsor_nonce FROM txs WHERE canonical AND sponsored AND sponsor_address = $1
+  `SELECT p.address,
+     (SELECT nonce FROM txs WHERE canonical AND sender_address = p.address ORDER BY nonce DESC LIMIT 1) AS executed,
+     (SELECT sponsor_nonce FROM txs WHERE canonical AND sponsored AND sponsor_address = p.address
        ORDER BY sponsor_nonce DESC LIMIT 1) AS executed_sponsor,
-     (SELECT nonce FROM mempool_txs WHERE status = 'pending' AND sender_address = $1 ORDER BY nonce DESC LIMIT 1) AS mempool,
+     (SELECT nonce FROM mempool_txs WHERE status = 'pending' AND sender_address = p.address ORDER BY nonce DESC LIMIT 1) AS mempool,
      (SELECT sponsor_nonce FROM mempool_txs WHERE status = 'pending' AND sponsor_address IS NOT NULL
-       AND sponsor_address = $1 ORDER BY sponsor_nonce DESC LIMIT 1) AS mempool_sponsor`,
+       AND sponsor_address = p.address ORDER BY sponsor_nonce DESC LIMIT 1) AS mempool_sponsor
+   FROM unnest($1::text[]) AS p(address)`,
 );
 
-export async function getAddressNonces(db: Knex, address: string): Promise<DbAddressNonces> {
-  const [row] = await query<DbAddressNonces>(db, NONCES, [address]);
-  return row ?? { executed: null, executed_sponsor: null, mempool: null, mempool_sponsor: null };
+async function getNoncesOf(db: Knex, addresses: string[]): Promise<Map<string, DbAddressNonces>> {
+  const rows = await query<DbAddressNonces & { address: string }>(db, NONCES, [addresses]);
+  return new Map(rows.map(({ address, ...nonces }) => [address, nonces]));
+}
+
+const NO_NONCES: DbAddressNonces = { executed: null, executed_sponsor: null, mempool: null, mempool_sponsor: null };
+
+/**
+ * The nonce reads of one turn of the event loop, by one statement (`KeyedBatchLoader`): wallets ask for them before
+ * every transaction they build.
+ */
+export class NoncesLoader {
+  private readonly loader: KeyedBatchLoader<DbAddressNonces>;
+
+  constructor(db: Knex) {
+    this.loader = new KeyedBatchLoader((addresses) => getNoncesOf(db, addresses));
+  }
+
+  async load(address: string): Promise<DbAddressNonces> {
+    return (await this.loader.load(address)) ?? NO_NONCES;
+  }
 }
 
 /** `$1` address, `$2` lowest, `$3` highest: its pending nonces (origin or sponsor) in that range, highest first. */

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { FROM_TIP, TIP_SELECT, tipOf, type TipColumns } from '../../datastore/chain-tip';
+import { KeyedBatchLoader } from '../../datastore/keyed-batch-loader';
 import { query, statement } from '../../datastore/read-statement';
 import type { DbChainTip } from '@bda/db';
 
@@ -31,53 +32,58 @@ export interface DbMempoolStxDelta {
 
 type Row = TipColumns &
   Partial<DbStxBalance> & {
+    /** 1-based position of the request in the statement's arrays. */
+    n: string;
     at_height: number | null;
     at_burn_block_height: number | null;
     pending_inbound: string | null;
     pending_outbound: string | null;
   };
 
+/** One principal's balance read: the tip it was read at, the balance (null: no canonical block yet), the mempool now. */
+export interface StxBalanceRead {
+  tip: DbChainTip | null;
+  balance: DbStxBalance | null;
+  pending: DbMempoolStxDelta;
+}
+
 /**
- * `$1` principal, `$2` height (null: the tip). One statement: the tip, the canonical block at the height (capped at the
- * tip), the principal's newest balance row at or below it (an index read on `stx_balance_changes`), its newest
- * committed canonical STX lock event up to that height, and what its pending transactions would move now (one row of
- * `mempool_principal_stx`, migration 085: outbound is the amount of the token transfers it sends plus the fees it
- * pays, as origin of an unsponsored transaction or sponsor of a sponsored one; inbound the transfers it receives, as
- * the reference API counts them).
+ * `$1` principals, `$2` heights (null: the tip), element by element: one row per pair, in one statement (one request,
+ * or the requests of one turn of the event loop, see `StxBalanceLoader`). Each row: the tip, the canonical block at the
+ * height (capped at the tip), the principal's newest balance row at or below it (an index read on
+ * `stx_balance_changes`), its newest committed canonical STX lock event up to that height, and what its pending
+ * transactions would move now (one row of `mempool_principal_stx`, migration 085: outbound is the amount of the token
+ * transfers it sends plus the fees it pays, as origin of an unsponsored transaction or sponsor of a sponsored one;
+ * inbound the transfers it receives, as the reference API counts them).
  */
-const STX_BALANCE = statement(
-  `SELECT ${TIP_SELECT}, at.block_height AS at_height, at.burn_block_height AS at_burn_block_height,
+const STX_BALANCES = statement(
+  `SELECT p.n, ${TIP_SELECT}, at.block_height AS at_height, at.burn_block_height AS at_burn_block_height,
           s.balance, s.total_sent, s.total_received, s.total_fees_sent, s.total_miner_rewards_received,
           l.tx_id AS lock_tx_id, l.locked_amount, l.contract_identifier AS lock_contract, l.block_height AS lock_height, l.unlock_height AS burnchain_unlock_height,
           lb.burn_block_height AS burnchain_lock_height,
           mp.inbound AS pending_inbound, mp.outbound AS pending_outbound
    FROM ${FROM_TIP}
+   CROSS JOIN unnest($1::text[], $2::integer[]) WITH ORDINALITY AS p(principal, height, n)
    LEFT JOIN LATERAL (
      SELECT block_height, burn_block_height FROM blocks
-     WHERE canonical AND block_height = least(coalesce($2::integer, tip.block_height), tip.block_height) LIMIT 1
+     WHERE canonical AND block_height = least(coalesce(p.height, tip.block_height), tip.block_height) LIMIT 1
    ) at ON true
    LEFT JOIN LATERAL (
-     SELECT * FROM stx_balance_changes c WHERE c.principal = $1 AND c.block_height <= at.block_height
+     SELECT * FROM stx_balance_changes c WHERE c.principal = p.principal AND c.block_height <= at.block_height
      ORDER BY c.block_height DESC LIMIT 1
    ) s ON true
    LEFT JOIN LATERAL (
      SELECT e.tx_id, e.locked_amount, e.block_height, e.unlock_height, e.index_block_hash, e.contract_identifier
      FROM events e
-     WHERE e.type = 'stx_lock_event' AND e.canonical AND e.committed AND e.locked_address = $1
+     WHERE e.type = 'stx_lock_event' AND e.canonical AND e.committed AND e.locked_address = p.principal
        AND e.block_height <= at.block_height
      ORDER BY e.block_height DESC, e.event_index DESC LIMIT 1
    ) l ON true
    LEFT JOIN blocks lb ON lb.index_block_hash = l.index_block_hash
-   LEFT JOIN mempool_principal_stx mp ON mp.principal = $1`,
+   LEFT JOIN mempool_principal_stx mp ON mp.principal = p.principal`,
 );
 
-/** `null` balance when there is no canonical block yet; `pending`: the mempool now, whatever the height. */
-export async function getStxBalance(
-  db: Knex,
-  principal: string,
-  height: number | null,
-): Promise<{ tip: DbChainTip | null; balance: DbStxBalance | null; pending: DbMempoolStxDelta }> {
-  const [row] = await query<Row>(db, STX_BALANCE, [principal, height]);
+function toStxBalanceRead(row: Row | undefined): StxBalanceRead {
   const pending = { inbound: row?.pending_inbound ?? '0', outbound: row?.pending_outbound ?? '0' };
   if (!row || row.at_height === null) return { tip: row ? tipOf(row) : null, balance: null, pending };
   return {
@@ -99,6 +105,46 @@ export async function getStxBalance(
       lock_contract: row.lock_contract ?? null,
     },
   };
+}
+
+/** The balance reads of several (principal, height) pairs, in their order, by one statement. */
+export async function getStxBalances(
+  db: Knex,
+  reads: ReadonlyArray<{ principal: string; height: number | null }>,
+): Promise<StxBalanceRead[]> {
+  const rows = await query<Row>(db, STX_BALANCES, [reads.map((r) => r.principal), reads.map((r) => r.height)]);
+  const byPosition = new Map(rows.map((r) => [Number(r.n), r]));
+  return reads.map((_, i) => toStxBalanceRead(byPosition.get(i + 1)));
+}
+
+/** `null` balance when there is no canonical block yet; `pending`: the mempool now, whatever the height. */
+export async function getStxBalance(db: Knex, principal: string, height: number | null): Promise<StxBalanceRead> {
+  const [read] = await getStxBalances(db, [{ principal, height }]);
+  return read!;
+}
+
+/**
+ * The balance reads of one turn of the event loop, by one statement (`KeyedBatchLoader`): the api's most frequent
+ * account read, so its round trip and pool checkout are paid once per batch.
+ */
+export class StxBalanceLoader {
+  private readonly loader: KeyedBatchLoader<StxBalanceRead>;
+
+  constructor(db: Knex) {
+    this.loader = new KeyedBatchLoader(async (keys) => {
+      const reads = keys.map((key) => {
+        const at = key.indexOf('@');
+        return { principal: key.slice(at + 1), height: at === 0 ? null : Number(key.slice(0, at)) };
+      });
+      const answers = await getStxBalances(db, reads);
+      return new Map(keys.map((key, i) => [key, answers[i]!]));
+    });
+  }
+
+  /** As `getStxBalance`. */
+  async load(principal: string, height: number | null): Promise<StxBalanceRead> {
+    return (await this.loader.load(`${height ?? ''}@${principal}`))!;
+  }
 }
 
 /** The canonical block with this block hash or index block hash (`0x` hex), as its height; null when none. */

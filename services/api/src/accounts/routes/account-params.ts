@@ -35,8 +35,11 @@ export async function parseUntilBlock(db: Knex, query: Record<string, unknown>):
 }
 
 /** The reference API's header on the operations it marks deprecated (RFC 7234 warn-code 299, its default text). */
+export const DEPRECATED_HEADERS: Readonly<Record<string, string>> = { Warning: '299 - "Deprecated: Endpoint is deprecated"' };
+
+/** `DEPRECATED_HEADERS` on an express answer. */
 export function markDeprecated(res: Response): void {
-  res.set('Warning', '299 - "Deprecated: Endpoint is deprecated"');
+  res.set(DEPRECATED_HEADERS);
 }
 
 /**

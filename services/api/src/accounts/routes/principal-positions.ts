@@ -3,10 +3,8 @@ import type { Knex } from 'knex';
 import { InputError } from '@bda/common';
 import { clarityValueView } from '../../codec';
 import { echo, parsePrincipal, queryInt, queryString } from '../../params';
-import { getAddressNonces, getPendingNoncesBetween } from '../datastore/nonces';
 import { getNftPositions, getFtPositions } from '../datastore/principal-positions';
 import { getFtBalance } from '../datastore/token-balances';
-import { nonceGap, toAddressNoncesResponse } from '../mappers/nonces';
 
 /** Page sizes of the v3 position lists, as the reference API's (`limit` 1–200, 100 when absent). */
 const POSITION_LIMIT = { default: 100, min: 1, max: 200 };
@@ -42,7 +40,8 @@ function cursors<T>(rows: T[], before: T | null, limit: number, encode: (r: T) =
 
 /**
  * The v3 successors (not deprecated): `/extended/v3/principals/{principal}/balances/ft` (positive balances, largest
- * first), `/balances/ft/{asset_identifier}`, `/balances/nft` (the values held now) and `/nonces`.
+ * first), `/balances/ft/{asset_identifier}`, and `/balances/nft` (the values held now).
+ * (`/nonces`: `accountLookupRoutes`.)
  */
 export function principalPositionsRoutes(db: Knex): Router {
   const router = express.Router();
@@ -81,26 +80,6 @@ export function principalPositionsRoutes(db: Knex): Router {
       limit,
       cursor: c,
       results: results.map((r) => ({ asset_identifier: r.asset_identifier, value: clarityValueView(r.value_hex) })),
-    });
-  });
-
-  router.get('/extended/v3/principals/:principal/nonces', async (req, res) => {
-    const principal = parsePrincipal(req.params.principal);
-    if (principal.includes('.')) {
-      throw new InputError(`principal: ${echo(principal)} is a contract; only standard principals (addresses) have nonces`);
-    }
-    const nonces = await getAddressNonces(db, principal);
-    const gap = nonceGap(nonces);
-    const pending = gap ? await getPendingNoncesBetween(db, principal, gap.low, gap.high) : [];
-    const v1 = toAddressNoncesResponse(nonces, gap, pending);
-    res.json({
-      next_nonce: v1.possible_next_nonce,
-      last_confirmed_nonce: v1.last_executed_tx_nonce,
-      mempool: {
-        last_nonce: v1.last_mempool_tx_nonce,
-        pending_nonces: v1.detected_mempool_nonces,
-        missing_nonces: v1.detected_missing_nonces,
-      },
     });
   });
 
