@@ -5,7 +5,8 @@
  * Two databases on one PostgreSQL, filled in SQL (`seed-names.ts`): a big one (BENCH_NAMES names, BENCH_SUBDOMAINS
  * subdomains: 1,000,000 and 5,000,000) and a small one (BENCH_SMALL_NAMES names, five times as many subdomains:
  * 10,000 and 50,000), with the same answer sizes (every address holds 10 names and 50 subdomains). One api process
- * serves each (`services/api/src/main.ts`, API_WORKERS=1, LOG_LEVEL=info: an access line a request, as deployed).
+ * serves each (`services/api/src/main.ts`, API_WORKERS=1 unless BENCH_API_WORKERS, LOG_LEVEL=info: an access line a
+ * request, as deployed).
  *
  * Checks before any load (a failure makes the run invalid: `BENCH INVALID`, exit 1, no figures): every path of every
  * scenario answers 200 and exactly what the generated data implies (address, zonefile, txid, expiry… of the name;
@@ -25,6 +26,8 @@
  *        BENCH_PG_SOCKET=/tmp (one more api on the big database, reaching PostgreSQL by its Unix socket in that folder)
  *        BENCH_ONLY=<text> (only the lookups whose path template contains it)
  *        BENCH_BASELINE=<commit> (a third api on the big database: that commit's services/api/src, to compare in one sitting)
+ *        BENCH_API_WORKERS=1 (each api's API_WORKERS; the api's own default is one per CPU: `default` runs it so; the CPU
+ *        of an api is then that of its cluster's processes)
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -95,6 +98,20 @@ function cpuUs(pids: number[]): Map<number, number> {
   return out;
 }
 
+/** A process and its descendants (an api's cluster workers), from /proc. */
+function processTree(pid: number): number[] {
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) {
+    try {
+      const children = readFileSync(`/proc/${out[i]}/task/${out[i]}/children`, 'utf8').trim();
+      if (children) out.push(...children.split(' ').map(Number));
+    } catch {
+      // ended
+    }
+  }
+  return out;
+}
+
 /** CPU used between two readings by the processes present in both (a backend the pool closed meanwhile is left out). */
 function cpuBetween(before: Map<number, number>, after: Map<number, number>): number {
   let us = 0;
@@ -121,13 +138,14 @@ async function measuredLoad(t: Target, paths: string[]): Promise<Run> {
   // The pool opens its connections under the warm-up; the backends are looked up after it.
   await pathsLoad(t.base, paths, 1, CONNECTIONS);
   const backends = await backendPids(t.databaseUrl);
-  const api0 = cpuUs([t.apiPid]);
+  const api = processTree(t.apiPid);
+  const api0 = cpuUs(api);
   const pg0 = cpuUs(backends);
   const r = await pathsLoad(t.base, paths, SECONDS, CONNECTIONS);
   const requests = r.rps * SECONDS;
   return {
     ...r,
-    apiUs: cpuBetween(api0, cpuUs([t.apiPid])) / requests,
+    apiUs: cpuBetween(api0, cpuUs(api)) / requests,
     pgUs: cpuBetween(pg0, cpuUs(backends)) / requests,
     wrkUs: (r.wrkCpuMs * 1000) / requests,
   };
@@ -272,7 +290,10 @@ async function checkPlans(targets: Target[]): Promise<void> {
   if (problems.length > 0) throw new BenchInvalidError(`plans: ${problems.join('; ')}`);
 }
 
-/** The api process's environment, as deployed: one worker, an access line a request; TCP unless `socket`. */
+/** API_WORKERS of each api: BENCH_API_WORKERS (`default`: unset, the api's default of one per CPU), else 1. */
+const API_WORKERS = process.env.BENCH_API_WORKERS === 'default' ? undefined : (process.env.BENCH_API_WORKERS ?? '1');
+
+/** The api process's environment, as deployed: BENCH_API_WORKERS workers, an access line a request; TCP unless `socket`. */
 function apiEnv(databaseUrl: string, port: number, socket?: string): NodeJS.ProcessEnv {
   return {
     DATABASE_URL: socket ? `${databaseUrl}?host=${encodeURIComponent(socket)}` : databaseUrl,
@@ -281,7 +302,7 @@ function apiEnv(databaseUrl: string, port: number, socket?: string): NodeJS.Proc
     LOG_LEVEL: 'info',
     API_PORT: String(port),
     API_HOST: '127.0.0.1',
-    API_WORKERS: '1',
+    API_WORKERS,
     API_SCHEMAS_DIR: join(ROOT, 'schemas'),
   };
 }
@@ -370,7 +391,7 @@ async function main(): Promise<void> {
     );
 
     console.log(
-      `load: ${hasWrk() ? `wrk, ${CONNECTIONS} connections cycling through up to ${PATHS.toLocaleString('en')} paths` : `node generator, ${CONNECTIONS} connections, one path (no wrk)`}, ${SECONDS} s a run, loopback; ${availableParallelism()} cores shared by wrk, the api (1 worker) and PostgreSQL; the apis reach PostgreSQL by TCP${PG_SOCKET ? ` (the socket one by its Unix socket in ${PG_SOCKET})` : ''}`,
+      `load: ${hasWrk() ? `wrk, ${CONNECTIONS} connections cycling through up to ${PATHS.toLocaleString('en')} paths` : `node generator, ${CONNECTIONS} connections, one path (no wrk)`}, ${SECONDS} s a run, loopback; ${availableParallelism()} cores shared by wrk, the api (${API_WORKERS ?? `API_WORKERS default: ${availableParallelism()}`} worker(s)) and PostgreSQL; the apis reach PostgreSQL by TCP${PG_SOCKET ? ` (the socket one by its Unix socket in ${PG_SOCKET})` : ''}`,
     );
     const runs = SCENARIOS.map(() => targets.map((): Run[] => []));
     for (let round = 0; round < ROUNDS; round++) {
