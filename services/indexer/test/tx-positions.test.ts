@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { getAddressFromPrivateKey, makeContractCall, makeSTXTokenTransfer } from '@stacks/transactions';
 import { createLogger } from '@bda/common';
 import { createDb, migrateLatest, principalEventRowsSql } from '@bda/db';
-import { createTestDatabase, testInfra, BEFORE_GENESIS, newBlockEvent, type BlockRef } from '@bda/test-support';
+import { createTestDatabase, testInfra, BEFORE_GENESIS, labelHash, newBlockEvent, type BlockRef } from '@bda/test-support';
 import { stacksEventHandler } from '../src/stacks/stacks-event-handler';
 
 /**
@@ -99,13 +99,13 @@ function expectedEvents(blocks: Array<[number, number, number]>): string[] {
   return out;
 }
 
-describe('chain_tx_positions through a reorg', () => {
+describe('chain_tx_positions, principal_events and microblock_order through a reorg', () => {
   let db: Knex;
   const handler = stacksEventHandler(createLogger('indexer', 'silent'));
-  async function send(body: unknown): Promise<void> {
+  async function send(body: unknown, path = '/new_block'): Promise<void> {
     await db.transaction(async (trx) => {
       handler.onBatchStart();
-      await handler.handle(trx, { path: '/new_block', received_at: '2024-01-01T00:00:00.000Z', body });
+      await handler.handle(trx, { path, received_at: '2024-01-01T00:00:00.000Z', body });
       await handler.beforeCommit(trx);
     });
   }
@@ -236,5 +236,84 @@ describe('chain_tx_positions through a reorg', () => {
         }>
       ).map((r) => `${r.principal}/${r.block_height}/${r.event_index}: ${r.seq} ${r.type_group}:${r.group_seq}`),
     );
+  });
+  /**
+   * `microblock_order` (migration 089) as the triggers keep it: a stream on the tip, its block confirming part of it
+   * (the rest orphaned), a stream on that block, a fork that takes both blocks out of the canonical chain, and their
+   * branch coming back, its next block confirming none of the second stream. Rows as `height/sequence label`, newest
+   * first; expectations written by hand, and each state equal to the list's definition (the order the api sorted by).
+   */
+  it('numbers the canonical microblocks through a stream, its orphaned part, a fork and back', async () => {
+    const tipRow = async (height: number): Promise<Ref> =>
+      (await db('blocks')
+        .where({ canonical: true, block_height: height })
+        .first('index_block_hash', 'block_hash', 'block_height')) as Ref;
+    const a4 = await tipRow(4);
+    const a3 = await tipRow(3);
+    const labels = new Map<string, string>();
+    const stream = async (parent: Ref, names: string[]) => {
+      let previous = parent.block_hash;
+      const transactions = [];
+      for (const [i, name] of names.entries()) {
+        const hash = labelHash(`microblock ${name}`);
+        labels.set(hash, name);
+        const tx = await transfer();
+        transactions.push({
+          txid: tx.txid,
+          raw_tx: tx.raw,
+          status: 'success',
+          raw_result: '0x0703',
+          tx_index: i,
+          microblock_hash: hash,
+          microblock_sequence: i,
+          microblock_parent_hash: previous,
+          contract_abi: null,
+          execution_cost: { read_count: 0, read_length: 0, runtime: 0, write_count: 0, write_length: 0 },
+        });
+        previous = hash;
+      }
+      await send({ parent_index_block_hash: parent.index_block_hash, transactions, events: [] }, '/new_microblocks');
+    };
+    const listed = async () => {
+      const rows = (await db.raw(
+        `SELECT o.seq, o.sort_height, o.microblock_sequence, o.microblock_hash FROM microblock_order o ORDER BY o.seq DESC`,
+      )) as { rows: Array<{ seq: number; sort_height: number; microblock_sequence: number; microblock_hash: string }> };
+      // Dense from 1, oldest first.
+      expect(rows.rows.map((r) => r.seq)).toEqual(rows.rows.map((_, i) => rows.rows.length - i));
+      const definition = (await db.raw(
+        `SELECT x.microblock_hash FROM microblocks x
+         LEFT JOIN blocks p ON p.index_block_hash = x.parent_index_block_hash
+         LEFT JOIN blocks c ON c.index_block_hash = x.index_block_hash
+         WHERE x.canonical AND x.microblock_canonical
+         ORDER BY coalesce(p.block_height, c.block_height - 1) DESC NULLS LAST, x.microblock_sequence DESC`,
+      )) as { rows: Array<{ microblock_hash: string }> };
+      expect(rows.rows.map((r) => r.microblock_hash)).toEqual(definition.rows.map((r) => r.microblock_hash));
+      return rows.rows.map((r) => `${r.sort_height}/${r.microblock_sequence} ${labels.get(r.microblock_hash)}`);
+    };
+    const confirming = (label: string, parent: Ref, last: string | null, sequence: number) =>
+      newBlockEvent(label, parent, [], {
+        parent_microblock: last === null ? `0x${'00'.repeat(32)}` : labelHash(`microblock ${last}`),
+        parent_microblock_sequence: sequence,
+      });
+
+    await stream(a4, ['m0', 'm1', 'm2']);
+    expect(await listed()).toEqual(['4/2 m2', '4/1 m1', '4/0 m0']);
+    // a5 confirms up to m1: m2 is orphaned.
+    const a5 = confirming('a5', a4, 'm1', 1);
+    await send(a5.body);
+    expect(await listed()).toEqual(['4/1 m1', '4/0 m0']);
+    await stream(a5.ref, ['n0']);
+    expect(await listed()).toEqual(['5/0 n0', '4/1 m1', '4/0 m0']);
+    // A longer branch from a3: a4 and a5 leave the canonical chain, and the microblocks built on them with it.
+    const c4 = await newBlock('c4', a3, 1, 0);
+    const c5 = await newBlock('c5', c4.ref, 0, 0);
+    const c6 = await newBlock('c6', c5.ref, 0, 0);
+    for (const b of [c4, c5, c6]) await send(b.body);
+    expect(await listed()).toEqual([]);
+    // The first branch comes back; a6 confirms none of n0, which is orphaned.
+    const a6 = confirming('a6', a5.ref, null, 0);
+    const a7 = newBlockEvent('a7', a6.ref);
+    for (const b of [a6, a7]) await send(b.body);
+    expect(await listed()).toEqual(['4/1 m1', '4/0 m0']);
   });
 });

@@ -56,6 +56,7 @@ import * as m082 from './082-pox-event-positions';
 import * as m085 from './085-mempool-principal-stx';
 import * as m086 from './086-mempool-pending-count';
 import * as m088 from './088-principal-events';
+import * as m089 from './089-microblock-order';
 
 export { principalActivityInsertSql } from './070-principal-activity';
 export {
@@ -136,6 +137,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['085-mempool-principal-stx', m085],
   ['086-mempool-pending-count', m086],
   ['088-principal-events', m088],
+  ['089-microblock-order', m089],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */

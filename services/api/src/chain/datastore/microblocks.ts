@@ -59,28 +59,27 @@ export async function getMicroblock(db: Knex, hash: string): Promise<{ tip: DbCh
  * A page of `/extended/v1/microblock`: the canonical, unorphaned microblocks (confirmed or still undecided), the
  * newest first as the reference orders them (the height of the block they build on, then the sequence, both
  * descending; the confirming block's height less one when the block they build on was never indexed), each with the
- * facts `MICROBLOCK` gives, and their number. Known cost: the page and the count sort and count the canonical
- * microblocks at request time (no read model keeps their order); the table stopped growing with Nakamoto, which ended
- * microblocks.
+ * facts `MICROBLOCK` gives, and their number. Both come from `microblock_order` (migration 089, kept by triggers on
+ * `microblocks`): the total is its newest `seq` (one backward probe of the primary key), the page the `seq` range
+ * below it at offset `$2`, whatever the offset; each microblock and its parent block are then read by primary key.
  */
 const MICROBLOCK_PAGE = statement(
-  `SELECT ${TIP_SELECT}, total.n AS total, m.microblock_hash, m.microblock_sequence, m.microblock_parent_hash,
+  `SELECT ${TIP_SELECT}, n.total, m.microblock_hash, m.microblock_sequence, m.microblock_parent_hash,
           m.parent_index_block_hash, m.microblock_canonical, m.canonical, m.parent_block_height, m.parent_block_hash,
           m.parent_burn_block_hash, m.parent_burn_block_time, m.parent_burn_block_height,
           m.block_hash AS confirming_block_hash, tx.tx_ids
    FROM ${FROM_TIP}
-   CROSS JOIN LATERAL (SELECT count(*) AS n FROM microblocks c WHERE c.canonical AND c.microblock_canonical) total
+   CROSS JOIN LATERAL (
+     SELECT coalesce((SELECT o.seq FROM microblock_order o ORDER BY o.seq DESC LIMIT 1), 0) AS total OFFSET 0
+   ) n
    LEFT JOIN LATERAL (
-     SELECT x.*, p.block_height AS parent_block_height, p.block_hash AS parent_block_hash,
+     SELECT x.*, o.seq AS page_seq, p.block_height AS parent_block_height, p.block_hash AS parent_block_hash,
             p.burn_block_hash AS parent_burn_block_hash, p.burn_block_time AS parent_burn_block_time,
-            p.burn_block_height AS parent_burn_block_height,
-            coalesce(p.block_height, c.block_height - 1) AS sort_height
-     FROM microblocks x
+            p.burn_block_height AS parent_burn_block_height
+     FROM microblock_order o
+     JOIN microblocks x ON x.microblock_hash = o.microblock_hash AND x.parent_index_block_hash = o.parent_index_block_hash
      LEFT JOIN blocks p ON p.index_block_hash = x.parent_index_block_hash
-     LEFT JOIN blocks c ON c.index_block_hash = x.index_block_hash
-     WHERE x.canonical AND x.microblock_canonical
-     ORDER BY coalesce(p.block_height, c.block_height - 1) DESC NULLS LAST, x.microblock_sequence DESC
-     LIMIT $1 OFFSET $2
+     WHERE o.seq <= n.total - $2::int8 AND o.seq > n.total - $2::int8 - $1::int8
    ) m ON true
    LEFT JOIN LATERAL (
      SELECT CASE
@@ -92,7 +91,7 @@ const MICROBLOCK_PAGE = statement(
          WHERE u.microblock_hash = m.microblock_hash AND u.parent_index_block_hash = m.parent_index_block_hash)
      END AS tx_ids
    ) tx ON true
-   ORDER BY m.sort_height DESC NULLS LAST, m.microblock_sequence DESC`,
+   ORDER BY m.page_seq DESC`,
 );
 
 export async function getMicroblockPage(
