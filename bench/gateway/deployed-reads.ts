@@ -11,27 +11,105 @@
  *
  *   BENCH_REUSE=.tmp/bench-reads-<pid> npx tsx bench/gateway/deployed-reads.ts
  *   env: BENCH_SECONDS=5 BENCH_CONNECTIONS=16 BENCH_ROUNDS=3
+ *        BENCH_GATEWAYS='as deployed;1 worker:GATEWAY_WORKERS=1;no access log:ACCESS_LOG=false'
+ *            more gateways in the same rounds, each `label:NAME=value,NAME=value` over the deployed configuration
+ *            (the first one is the bar's); default: `as deployed` alone
+ *        BENCH_BASELINE=<dir>   the gateway under <dir> (e.g. `git archive <commit> services/gateway | tar -x -C <dir>`),
+ *            as deployed, in the same rounds: `as deployed (before)`
+ *        BENCH_CPU_PROF=<dir>   V8 CPU profiles of the gateways' processes (`bench/proxy/profile-summary.ts`)
+ *        BENCH_ENDPOINTS=extended,block
  */
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createDb, migrateLatest } from '@bda/db';
 import { createKey } from '@bda/gateway';
 import { freePorts, startPostgres, startRedis } from '@bda/test-support';
-import { startService, stopService, waitForHttp, type ServiceProcess } from '../../scripts/lib/service-process';
+import { ROOT, startService, stopService, waitForHttp, type ServiceProcess } from '../../scripts/lib/service-process';
 import { filledDatabase } from '../ingest/bench-dir';
-import { allProcs, treeCpuMs } from '../ingest/proc-cpu';
+import { allProcs, processTree, treeCpuMs, type ProcStat } from '../ingest/proc-cpu';
 import { hasWrk, httpLoad, type Load } from '../http-load';
 import { BenchInvalidError, formatSpread } from '../spread';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CPU_PROF_DIR = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
+const BASELINE = process.env.BENCH_BASELINE ? resolve(process.env.BENCH_BASELINE) : undefined;
+const ENDPOINTS = new Set((process.env.BENCH_ENDPOINTS ?? 'extended,block').split(','));
+
+/** A gateway to measure: a label and its settings over the deployed ones. */
+interface Variant {
+  label: string;
+  env: Record<string, string>;
+  /** The directory holding its `services/gateway/src/main.ts` (default: this working tree). */
+  root: string;
+}
+
+function variants(): Variant[] {
+  const spec = process.env.BENCH_GATEWAYS ?? 'as deployed';
+  const out = spec.split(';').map((v): Variant => {
+    const colon = v.indexOf(':');
+    const label = (colon === -1 ? v : v.slice(0, colon)).trim();
+    const env: Record<string, string> = {};
+    if (colon !== -1)
+      for (const pair of v
+        .slice(colon + 1)
+        .split(',')
+        .filter(Boolean)) {
+        const eq = pair.indexOf('=');
+        if (eq === -1) throw new BenchInvalidError(`BENCH_GATEWAYS: ${pair} is not NAME=value`);
+        env[pair.slice(0, eq).trim()] = pair.slice(eq + 1).trim();
+      }
+    return { label, env, root: ROOT };
+  });
+  if (BASELINE) out.push({ label: `${out[0]!.label} (before)`, env: out[0]!.env, root: BASELINE });
+  return out;
+}
 
 interface Run {
   load: Load;
-  /** CPU µs per request of each process tree during the throughput run. */
-  cpu: { api: number; gateway: number; postgres: number };
+  /** CPU µs per request of each process tree during the throughput run (gateway: all its processes; primary: alone). */
+  cpu: { api: number; gateway: number; primary: number; postgres: number };
+  /** Context switches per request of the gateway's processes, all their threads (voluntary: waits, wake-ups). */
+  switches: number;
+}
+
+/** Context switches (voluntary + involuntary) so far of every thread of a process tree. */
+function treeSwitches(root: number, procs: Map<number, ProcStat>): number {
+  let n = 0;
+  for (const pid of processTree(root, procs)) {
+    let tasks: string[] = [];
+    try {
+      tasks = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue; // gone
+    }
+    for (const tid of tasks) {
+      try {
+        const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+        for (const m of status.matchAll(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)/gm)) n += Number(m[1]);
+      } catch {
+        // gone
+      }
+    }
+  }
+  return n;
+}
+
+/** A gateway process from `root`'s sources, its log lines read and dropped (a pipe, as a container's stdout). */
+function startGatewayAt(root: string, env: NodeJS.ProcessEnv): ServiceProcess {
+  const prof = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
+  const child = spawn(process.execPath, [...prof, '--import', 'tsx', join(root, 'services/gateway/src/main.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.resume();
+  child.stderr!.resume();
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  return { name: 'gateway', child, exited };
 }
 
 async function main(): Promise<void> {
@@ -51,46 +129,53 @@ async function main(): Promise<void> {
     const redis = await startRedis({ dataDir: join(dir, `redis-${process.pid}`) });
     stops.unshift(() => redis.stop());
 
-    const [apiPort, gatewayPort, adminPort] = (await freePorts(3)) as [number, number, number];
+    const gateways = variants();
+    const ports = await freePorts(1 + 2 * gateways.length);
+    const apiPort = ports[0]!;
     const quiet = () => {};
     const common = { DATABASE_URL: databaseUrl, KAFKA_BROKERS: '', REDIS_URL: undefined };
     const api = startService(
       'api',
-      { ...common, LOG_LEVEL: 'info', API_PORT: String(apiPort), API_HOST: '127.0.0.1', API_WORKERS: '1' },
+      { ...common, LOG_LEVEL: 'info', API_PORT: String(apiPort), API_HOST: '127.0.0.1', API_WORKERS: '1', BDA_NODE_ARGS: '' },
       quiet,
     );
     procs.push(api);
     await waitForHttp(`http://127.0.0.1:${apiPort}/readyz`);
-    const gateway = startService(
-      'gateway',
-      {
+    const started: Array<{ label: string; port: number; proc: ServiceProcess }> = [];
+    for (const [i, g] of gateways.entries()) {
+      const port = ports[1 + 2 * i]!;
+      const proc = startGatewayAt(g.root, {
         ...common,
         LOG_LEVEL: 'info',
-        GATEWAY_PORT: String(gatewayPort),
-        GATEWAY_ADMIN_PORT: String(adminPort),
+        GATEWAY_PORT: String(port),
+        GATEWAY_ADMIN_PORT: String(ports[2 + 2 * i]!),
         HOST: '127.0.0.1',
         API_URLS: `http://127.0.0.1:${apiPort}`,
         NODE_RPC_URLS: 'http://127.0.0.1:9',
         RATE_LIMIT_ENABLED: 'true',
         ACCESS_LOG: 'true',
         REDIS_URL: redis.url,
-      },
-      quiet,
-    );
-    procs.push(gateway);
-    await waitForHttp(`http://127.0.0.1:${gatewayPort}/healthz`);
+        // Each gateway its own counters (the key's limits are never reached either way).
+        REDIS_KEY_PREFIX: `bench:gw${i}:`,
+        ...g.env,
+      });
+      procs.push(proc);
+      started.push({ label: g.label, port, proc });
+    }
+    for (const g of started)
+      await waitForHttp(`http://127.0.0.1:${g.port}/healthz`, 60_000, () => g.proc.child.exitCode === null);
     // A key whose own limits the benchmark never reaches: every request still takes the Redis limit path.
     const { key } = await createKey(db, { owner: 'bench', rateLimitPerMinute: 1_000_000_000, burstPerSecond: 100_000_000 });
     const height = Math.floor(tip.block_height / 2);
     await db.destroy();
 
     const scenarios = [
-      { name: '/extended', path: '/extended' },
-      { name: 'block by height', path: `/extended/v2/blocks/${height}` },
-    ];
+      { id: 'extended', name: '/extended', path: '/extended' },
+      { id: 'block', name: 'block by height', path: `/extended/v2/blocks/${height}` },
+    ].filter((s) => ENDPOINTS.has(s.id));
     const targets = [
-      { name: 'direct', port: apiPort, headers: {} as Record<string, string> },
-      { name: 'through the gateway', port: gatewayPort, headers: { 'x-api-key': key } },
+      { name: 'direct', port: apiPort, headers: {} as Record<string, string>, pid: undefined as number | undefined },
+      ...started.map((g) => ({ name: g.label, port: g.port, headers: { 'x-api-key': key }, pid: g.proc.child.pid })),
     ];
     for (const s of scenarios)
       for (const t of targets) {
@@ -99,17 +184,20 @@ async function main(): Promise<void> {
         await res.arrayBuffer();
       }
     console.log(
-      `${availableParallelism()} cores shared by wrk, the api (one worker), the gateway (default workers), PostgreSQL and Redis; ` +
+      `${availableParallelism()} cores shared by wrk, the api (one worker), the gateway(s), PostgreSQL and Redis; ` +
         `${hasWrk() ? 'wrk' : 'node generator'}, ${CONNECTIONS} connections, ${SECONDS} s a run; load average ${loadavg()[0]!.toFixed(2)}`,
     );
     // The postmaster's pid: its backends (the api's and the gateway's connections) are its children.
     const postmaster = Number(readFileSync(join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
-    const cpu = () => {
+    const cpu = (gatewayPid: number | undefined) => {
       const all = allProcs();
+      const primary = gatewayPid === undefined ? undefined : all.get(gatewayPid);
       return {
         api: treeCpuMs(api.child.pid!, all),
-        gateway: treeCpuMs(gateway.child.pid!, all),
+        gateway: gatewayPid === undefined ? 0 : treeCpuMs(gatewayPid, all),
+        primary: primary ? primary.user + primary.sys : 0,
         postgres: treeCpuMs(postmaster, all),
+        switches: gatewayPid === undefined ? 0 : treeSwitches(gatewayPid, all),
       };
     };
     const runs = scenarios.map(() => targets.map((): Run[] => []));
@@ -117,20 +205,25 @@ async function main(): Promise<void> {
       console.log(`round ${round + 1}/${ROUNDS}, load average ${loadavg()[0]!.toFixed(2)}`);
       for (const [si, s] of scenarios.entries())
         for (let k = 0; k < targets.length; k++) {
-          const ti = (k + round) % targets.length; // alternating: each round starts with the other target
+          const ti = (k + round) % targets.length; // alternating: each round starts one target further along
           const t = targets[ti]!;
           const url = `http://127.0.0.1:${t.port}${s.path}`;
           await httpLoad(url, { seconds: Math.min(2, SECONDS), connections: CONNECTIONS, headers: t.headers }); // warm-up
-          const before = cpu();
+          const before = cpu(t.pid);
           const load = await httpLoad(url, { seconds: SECONDS, connections: CONNECTIONS, headers: t.headers });
-          const after = cpu();
-          const per = (k: keyof Run['cpu']) => ((after[k] - before[k]) * 1000) / Math.max(1, load.rps * SECONDS);
-          const run = { load, cpu: { api: per('api'), gateway: per('gateway'), postgres: per('postgres') } };
+          const after = cpu(t.pid);
+          const requests = Math.max(1, load.rps * SECONDS);
+          const per = (k: keyof Run['cpu']) => ((after[k] - before[k]) * 1000) / requests;
+          const run: Run = {
+            load,
+            cpu: { api: per('api'), gateway: per('gateway'), primary: per('primary'), postgres: per('postgres') },
+            switches: (after.switches - before.switches) / requests,
+          };
           runs[si]![ti]!.push(run);
           console.log(
-            `  ${s.name.padEnd(16)} ${t.name.padEnd(20)} ${load.rps.toFixed(0).padStart(6)} req/s  p50 ${load.p50.toFixed(2)} ms  ` +
-              `CPU µs/req: api ${run.cpu.api.toFixed(0)}, gateway ${run.cpu.gateway.toFixed(0)}, PostgreSQL ${run.cpu.postgres.toFixed(0)}` +
-              `${load.errors ? `  (${load.errors} errors)` : ''}`,
+            `  ${s.name.padEnd(16)} ${t.name.padEnd(24)} ${load.rps.toFixed(0).padStart(6)} req/s  p50 ${load.p50.toFixed(2)} ms  ` +
+              `CPU µs/req: api ${run.cpu.api.toFixed(0)}, gateway ${run.cpu.gateway.toFixed(0)} (primary ${run.cpu.primary.toFixed(0)}), ` +
+              `PostgreSQL ${run.cpu.postgres.toFixed(0)}; gateway context switches/req ${run.switches.toFixed(2)}${load.errors ? `  (${load.errors} errors)` : ''}`,
           );
         }
     }
@@ -139,29 +232,52 @@ async function main(): Promise<void> {
     );
     if (failing.length > 0) throw new BenchInvalidError(`error answers under load: ${failing.join(', ')}`);
     console.log(
-      `\n${new Date().toISOString()}: median (min–max) of ${ROUNDS} alternating round(s); ratio taken within each round`,
+      `\n${new Date().toISOString()}, load average ${loadavg()[0]!.toFixed(2)}: median (min–max) of ${ROUNDS} alternating round(s); ratios taken within each round`,
     );
     console.log(
-      '| endpoint | direct req/s | through the gateway req/s | gateway ÷ direct (bar ≥ 70 %) | CPU µs/req through the gateway: api / gateway / PostgreSQL |',
+      "| endpoint | door | req/s | ÷ direct (bar ≥ 70 %) | CPU µs/req: api / gateway (its primary) / PostgreSQL | gateway CPU ÷ the first gateway's | gateway context switches/req |",
     );
-    console.log('|---|---:|---:|---:|---|');
+    console.log('|---|---|---:|---:|---|---:|---:|');
     for (const [si, s] of scenarios.entries()) {
-      const [direct, via] = runs[si]! as [Run[], Run[]];
-      const ratios = direct.map((d, i) => (100 * via[i]!.load.rps) / d.load.rps);
-      const c = (k: keyof Run['cpu']) =>
-        formatSpread(
-          via.map((r) => r.cpu[k]),
-          0,
+      const direct = runs[si]![0]!;
+      for (const [ti, t] of targets.entries()) {
+        const rs = runs[si]![ti]!;
+        const c = (k: keyof Run['cpu']) =>
+          formatSpread(
+            rs.map((r) => r.cpu[k]),
+            0,
+          );
+        const ratio =
+          ti === 0
+            ? '-'
+            : `${formatSpread(
+                rs.map((r, i) => (100 * r.load.rps) / direct[i]!.load.rps),
+                0,
+              )} %`;
+        const first = runs[si]![1];
+        const vsFirst =
+          ti <= 1 || !first
+            ? '-'
+            : formatSpread(
+                rs.map((r, i) => r.cpu.gateway / first[i]!.cpu.gateway),
+                2,
+              );
+        const cpuCell =
+          ti === 0 ? `${c('api')} / - / ${c('postgres')}` : `${c('api')} / ${c('gateway')} (${c('primary')}) / ${c('postgres')}`;
+        const sw =
+          ti === 0
+            ? '-'
+            : formatSpread(
+                rs.map((r) => r.switches),
+                2,
+              );
+        console.log(
+          `| ${s.name} | ${t.name} | ${formatSpread(
+            rs.map((r) => r.load.rps),
+            0,
+          )} | ${ratio} | ${cpuCell} | ${vsFirst} | ${sw} |`,
         );
-      console.log(
-        `| ${s.name} | ${formatSpread(
-          direct.map((r) => r.load.rps),
-          0,
-        )} | ${formatSpread(
-          via.map((r) => r.load.rps),
-          0,
-        )} | ` + `${formatSpread(ratios, 0)} % | ${c('api')} / ${c('gateway')} / ${c('postgres')} |`,
-      );
+      }
     }
   } finally {
     for (const p of procs.reverse()) await stopService(p);
@@ -170,6 +286,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(err instanceof BenchInvalidError ? `BENCH INVALID: ${err.message}` : err);
+  console.error(err instanceof BenchInvalidError ? err.message : err);
   process.exit(1);
 });

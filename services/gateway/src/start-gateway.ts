@@ -6,6 +6,7 @@ import type { GatewayEnv } from './env';
 import { KeyStore } from './keys/key-store';
 import { createGatewayMetrics } from './metrics';
 import type { AccessSink } from './proxy/access-line';
+import { AccessWriter } from './proxy/access-writer';
 import { isOwnPath, proxyRequest } from './proxy/gateway-handler';
 import { InvalidKeyBudget } from './rate-limit/invalid-key-budget';
 import { createLimiter } from './startup/create-limiter';
@@ -28,7 +29,7 @@ export async function startGateway(env: GatewayEnv, logger: Logger, mode: 'singl
   const registry = createMetricsRegistry('gateway');
   const metrics = createGatewayMetrics(registry);
   const shutdown = new ShutdownRegistry(logger);
-  const { accessLogger, accessSink } = createAccessLogger(env, shutdown);
+  const { accessLogger, accessSink } = createAccessLogger(env, logger, shutdown);
   const keys = await startKeyStore(env, logger, metrics, shutdown);
   const limiter = await createLimiter(env, mode, logger, metrics, shutdown);
   const upstreams = createUpstreams(env, logger, metrics, shutdown);
@@ -112,18 +113,26 @@ export async function startGateway(env: GatewayEnv, logger: Logger, mode: 'singl
 }
 
 /**
- * Access lines go through an asynchronous destination: under load, lines that pile up during one write go out together
- * in the next (one syscall for many requests). Each write holds whole lines and at most 4096 bytes, so the lines of
- * several workers on one pipe never interleave. (Holding lines until 2 KiB were there, sonic-boom's `minLength`, cost
- * more CPU per request than it saved in bench/proxy: issue 26.)
+ * The access log: one writer (access-writer.ts) on stdout for the hand-built lines of proxied requests and for the
+ * access logger's other lines, which writes the lines of each event-loop turn together right after it, in writes of
+ * whole lines of at most 4096 bytes (the lines of several workers on one pipe never interleave). Pino's asynchronous
+ * destination cost a thread-pool round trip per line when the gateway was not saturated (issue 26, ADR 0029).
  */
-function createAccessLogger(env: GatewayEnv, shutdown: ShutdownRegistry): { accessLogger: Logger; accessSink?: AccessSink } {
-  const accessDest = pino.destination({ dest: 1, sync: false, maxWrite: 4096 });
-  shutdown.register('database', 'access log', () => accessDest.flushSync());
-  const accessLogger = pino({ name: 'gateway', level: env.LOG_LEVEL }, accessDest);
-  // The proxied requests' lines are built by hand (access-line.ts) and written straight to the destination, as pino
-  // would write them, whenever pino would write them at all (level info or lower).
-  return { accessLogger, accessSink: accessLogger.isLevelEnabled('info') ? accessDest : undefined };
+function createAccessLogger(
+  env: GatewayEnv,
+  logger: Logger,
+  shutdown: ShutdownRegistry,
+): { accessLogger: Logger; accessSink?: AccessSink } {
+  const writer = new AccessWriter({
+    fd: 1,
+    maxWrite: 4096,
+    onError: (err) => logger.error({ err }, 'access log write failed; its lines are dropped'),
+  });
+  shutdown.register('database', 'access log', () => writer.flushSync());
+  const accessLogger = pino({ name: 'gateway', level: env.LOG_LEVEL }, writer);
+  // The proxied requests' lines are built by hand (access-line.ts) and written straight to the writer, as pino would
+  // write them, whenever pino would write them at all (level info or lower).
+  return { accessLogger, accessSink: accessLogger.isLevelEnabled('info') ? writer : undefined };
 }
 
 /** The key store on its own small PostgreSQL pool, polling the key version for revocations. */
