@@ -16,6 +16,8 @@ const common = {
   moduleFileExtensions: ['ts', 'js', 'mjs', 'cjs', 'json'],
   transform,
   testEnvironment: '<rootDir>/libs/test-support/src/jest-environment.ts',
+  // Scratch space (benches, copies of the tree at other commits): never modules or tests of this checkout.
+  modulePathIgnorePatterns: ['<rootDir>/.tmp/', '<rootDir>/.cache/', '<rootDir>/dist/'],
 };
 
 /** @type {import('jest').Config} */

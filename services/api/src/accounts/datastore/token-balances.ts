@@ -1,40 +1,54 @@
 import type { Knex } from 'knex';
 import { query, statement } from '../../datastore/read-statement';
 
-/** A principal's balance of one asset (`kind` ft: base units; nft: values held), decimal strings. */
-export interface DbTokenBalance {
-  asset_identifier: string;
-  balance: string;
-  total_sent: string;
-  total_received: string;
+/**
+ * The JSON object of one kind of balances: `{"<asset>":{"<amount>":"…","total_sent":"…","total_received":"…"},…}`
+ * in asset order, written by PostgreSQL, as `JSON.stringify` writes it (no spaces; the asset name escaped by
+ * `to_json`; amounts are numerics, digits only). `rows` is a query of the asset's rows.
+ */
+function balanceMapJson(rows: string, amount: 'balance' | 'count'): string {
+  return `(SELECT coalesce('{' || string_agg(
+       to_json(b.asset_identifier)::text || ':{"${amount}":"' || b.balance::text || '","total_sent":"' ||
+         b.total_sent::text || '","total_received":"' || b.total_received::text || '"}',
+       ',' ORDER BY b.asset_identifier) || '}', '{}') FROM (${rows}) b)`;
 }
 
-/**
- * `$1` principal, `$2` kind, `$3` height: the newest change row of each of its assets at or below the height. Used
- * for a height below the tip; at the tip `token_balances` answers from one index range.
- */
-const BALANCES_AT = statement(
+/** The current rows of one kind (`token_balances`, one index range). */
+const NOW = (kind: string) =>
+  `SELECT asset_identifier, balance, total_sent, total_received FROM token_balances WHERE principal = $1 AND kind = '${kind}'`;
+
+/** The newest change row of each asset of one kind at or below the height `$2` (`token_balance_changes`). */
+const AT = (kind: string) =>
   `SELECT DISTINCT ON (asset_identifier) asset_identifier, balance, total_sent, total_received
-   FROM token_balance_changes
-   WHERE principal = $1 AND kind = $2 AND block_height <= $3
-   ORDER BY asset_identifier, block_height DESC`,
+   FROM token_balance_changes WHERE principal = $1 AND kind = '${kind}' AND block_height <= $2
+   ORDER BY asset_identifier, block_height DESC`;
+
+/** `$1` principal: its FT and NFT maps now, as JSON text. */
+const BALANCE_MAPS_NOW = statement(
+  `SELECT ${balanceMapJson(NOW('ft'), 'balance')} AS ft, ${balanceMapJson(NOW('nft'), 'count')} AS nft`,
 );
 
-const BALANCES_NOW = statement(
-  `SELECT asset_identifier, balance, total_sent, total_received FROM token_balances
-   WHERE principal = $1 AND kind = $2 ORDER BY asset_identifier`,
+/** `$1` principal, `$2` height: its FT and NFT maps at that height, as JSON text. */
+const BALANCE_MAPS_AT = statement(
+  `SELECT ${balanceMapJson(AT('ft'), 'balance')} AS ft, ${balanceMapJson(AT('nft'), 'count')} AS nft`,
 );
 
-/** Every asset of `kind` the principal ever held, at `height` (null: the tip), in asset order. */
-export async function getTokenBalances(
+/**
+ * `fungible_tokens` and `non_fungible_tokens` of `/extended/v1/address/{principal}/balances` as JSON text: every asset
+ * the principal ever held, in asset order (FT: `balance` in base units; NFT: `count` of values held; both with their
+ * totals sent and received), at `height` (null: the tip). One statement; PostgreSQL writes the JSON, so a principal
+ * with a thousand token kinds costs the api one text per kind of map instead of a thousand rows to parse and write
+ * again.
+ */
+export async function getTokenBalanceMapsJson(
   db: Knex,
   principal: string,
-  kind: 'ft' | 'nft',
   height: number | null,
-): Promise<DbTokenBalance[]> {
-  return height === null
-    ? query<DbTokenBalance>(db, BALANCES_NOW, [principal, kind])
-    : query<DbTokenBalance>(db, BALANCES_AT, [principal, kind, height]);
+): Promise<{ ft: string; nft: string }> {
+  const [row] = await (height === null
+    ? query<{ ft: string; nft: string }>(db, BALANCE_MAPS_NOW, [principal])
+    : query<{ ft: string; nft: string }>(db, BALANCE_MAPS_AT, [principal, height]));
+  return row!;
 }
 
 /** `$1` principal, `$2` kind, `$3` limit, `$4` offset: a page of its current balances and how many there are. */

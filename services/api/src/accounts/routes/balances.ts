@@ -3,9 +3,8 @@ import type { Knex } from 'knex';
 import { NotFoundError } from '@bda/common';
 import { parsePrincipal } from '../../params';
 import { getStxBalance } from '../datastore/stx-balance';
-import { getTokenBalances } from '../datastore/token-balances';
+import { getTokenBalanceMapsJson } from '../datastore/token-balances';
 import { toAddressStxBalanceResponse } from '../mappers/stx-balance';
-import { toFtBalancesResponse, toNftBalancesResponse } from '../mappers/token-balances';
 import { markDeprecated, parseUntilBlock } from './account-params';
 
 /** `/extended/v1/address/{principal}/balances`: STX, every FT and NFT count, at the tip or at `until_block`. */
@@ -18,16 +17,11 @@ export function balancesRoutes(db: Knex): Router {
     if (!balance) throw new NotFoundError('no current block');
     // The token reads at the STX read's height: a block arriving in between does not split the answer.
     const height = until === null ? null : balance.height;
-    const [ft, nft] = await Promise.all([
-      getTokenBalances(db, principal, 'ft', height),
-      getTokenBalances(db, principal, 'nft', height),
-    ]);
+    const tokens = await getTokenBalanceMapsJson(db, principal, height);
     markDeprecated(res);
-    res.json({
-      stx: toAddressStxBalanceResponse(balance, until === null ? pending : null),
-      fungible_tokens: toFtBalancesResponse(ft),
-      non_fungible_tokens: toNftBalancesResponse(nft),
-    });
+    // The token maps are JSON written by PostgreSQL (`getTokenBalanceMapsJson`).
+    const stx = JSON.stringify(toAddressStxBalanceResponse(balance, until === null ? pending : null));
+    res.type('application/json').send(`{"stx":${stx},"fungible_tokens":${tokens.ft},"non_fungible_tokens":${tokens.nft}}`);
   });
   return router;
 }
