@@ -2,7 +2,9 @@
  * `mempool_principal_stx` (migration 085): what each principal's pending transactions would move, kept by triggers on
  * `mempool_txs`, and `mempool_pending_count` (086), their number. After the fixtures' real mempool traffic, and after every statement of a story that moves
  * transactions in and out of the pending set (one and many rows at a time), the table equals the sums worked out here
- * in BigInt from the pending rows themselves; and `/extended/v1/address/{p}/stx` shows them.
+ * in BigInt from the pending rows themselves; and `/extended/v1/address/{p}/stx` shows them. `mempool_principal_counts`
+ * (090), each principal's pending transactions under each filter of the mempool list, is held equal to counts made here
+ * the same way, and the list's totals show them.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { testInfra } from '@bda/test-support';
@@ -15,6 +17,20 @@ interface PendingRow {
   sponsor_address: string | null;
   fee_rate: string;
   payload: Record<string, unknown>;
+  contract_id: string | null;
+}
+
+/** Per principal, its pending transactions as the mempool list's filters count them: sender, recipient, any party. */
+function expectedCounts(rows: PendingRow[]): Record<string, { as_sender: number; as_recipient: number; as_party: number }> {
+  const counts = new Map<string, { as_sender: number; as_recipient: number; as_party: number }>();
+  const at = (p: string) => counts.get(p) ?? counts.set(p, { as_sender: 0, as_recipient: 0, as_party: 0 }).get(p)!;
+  for (const r of rows) {
+    const recipient = typeof r.payload['recipient_address'] === 'string' ? r.payload['recipient_address'] : null;
+    at(r.sender_address).as_sender++;
+    if (recipient !== null) at(recipient).as_recipient++;
+    for (const p of new Set([r.sender_address, recipient, r.contract_id])) if (p !== null) at(p).as_party++;
+  }
+  return Object.fromEntries(counts);
 }
 
 /** The reference API's rule, from the pending rows: sent transfers and paid fees out, received transfers in. */
@@ -38,7 +54,7 @@ async function checkTable(api: ApiHarness, step: string): Promise<number> {
   const pending = (await api
     .db('mempool_txs')
     .where({ status: 'pending' })
-    .select('type_id', 'sender_address', 'sponsor_address', 'fee_rate', 'payload')) as PendingRow[];
+    .select('type_id', 'sender_address', 'sponsor_address', 'fee_rate', 'payload', 'contract_id')) as PendingRow[];
   const kept = (await api.db('mempool_principal_stx').select('principal', 'outbound', 'inbound')) as Array<{
     principal: string;
     outbound: string;
@@ -54,6 +70,19 @@ async function checkTable(api: ApiHarness, step: string): Promise<number> {
   // The number of pending transactions (migration 086), kept by the same kind of triggers.
   const counted = (await api.db('mempool_pending_count').first('pending')) as { pending: number };
   expect({ step, pending: counted.pending }).toEqual({ step, pending: pending.length });
+  // Each principal's pending transactions under each filter (migration 090).
+  const perPrincipal = (await api
+    .db('mempool_principal_counts')
+    .select('principal', 'as_sender', 'as_recipient', 'as_party')) as Array<{
+    principal: string;
+    as_sender: number;
+    as_recipient: number;
+    as_party: number;
+  }>;
+  expect({ step, counts: Object.fromEntries(perPrincipal.map(({ principal, ...c }) => [principal, c])) }).toEqual({
+    step,
+    counts: expectedCounts(pending),
+  });
   return pending.length;
 }
 
@@ -105,10 +134,30 @@ describe('mempool_principal_stx through a story of the pending set', () => {
       post_conditions: [],
       post_condition_mode: 'allow',
       anchor_mode: 'any',
-      contract_id: null,
+      contract_id: type === 'token_transfer' ? null : `${carol}.c`,
       status: over.status ?? 'pending',
       receipt_time: '2026-11-26T00:00:00.000Z',
     };
+  }
+
+  /** The mempool list's `total` under each filter, for the story's principals, against counts made from the rows. */
+  async function checkListTotals(step: string): Promise<void> {
+    const pending = (await api
+      .db('mempool_txs')
+      .where({ status: 'pending' })
+      .select('type_id', 'sender_address', 'sponsor_address', 'fee_rate', 'payload', 'contract_id')) as PendingRow[];
+    const counts = expectedCounts(pending);
+    for (const p of [alice, bob, carol, `${carol}.c`]) {
+      const want = counts[p] ?? { as_sender: 0, as_recipient: 0, as_party: 0 };
+      const total = async (q: string) => (await api.get(`/extended/v1/tx/mempool?${q}&limit=1`)).body.total as number;
+      expect({ step, p, sender: await total(`sender_address=${p}`) }).toEqual({ step, p, sender: want.as_sender });
+      expect({ step, p, recipient: await total(`recipient_address=${p}`) }).toEqual({ step, p, recipient: want.as_recipient });
+      expect({ step, p, address: await total(`address=${p}`) }).toEqual({ step, p, address: want.as_party });
+    }
+    // Both filters at once: counted over the sender's rows.
+    const both = pending.filter((r) => r.sender_address === alice && r.payload['recipient_address'] === bob).length;
+    const res = await api.get(`/extended/v1/tx/mempool?sender_address=${alice}&recipient_address=${bob}`);
+    expect({ step, both: res.body.total }).toEqual({ step, both });
   }
 
   it('follows announcements, mining, drops, returns and deletions, one row or many a statement', async () => {
@@ -124,6 +173,7 @@ describe('mempool_principal_stx through a story of the pending set', () => {
     const before = await checkTable(api, 'the fixture');
     await api.db('mempool_txs').insert(rows); // one statement, six rows
     expect(await checkTable(api, 'announced')).toBe(before + 5);
+    await checkListTotals('announced');
 
     await api.db('mempool_txs').whereIn('tx_id', [rows[0]!.tx_id, rows[2]!.tx_id]).update({ status: 'mined' });
     expect(await checkTable(api, 'two mined at once')).toBe(before + 3);
@@ -139,11 +189,13 @@ describe('mempool_principal_stx through a story of the pending set', () => {
 
     await api.db('mempool_txs').where({ tx_id: rows[4]!.tx_id }).del();
     expect(await checkTable(api, 'deleted')).toBe(before + 4);
+    await checkListTotals('deleted');
 
     await api.db('mempool_txs').update({ status: 'mined' });
     expect(await checkTable(api, 'everything mined')).toBe(0);
     // Nothing pending: no principal keeps a row (not even zeros).
     expect(await api.db('mempool_principal_stx').count({ n: '*' }).first()).toEqual({ n: '0' });
+    expect(await api.db('mempool_principal_counts').count({ n: '*' }).first()).toEqual({ n: '0' });
   });
 
   it('shows the pending sums in the v1 STX balance', async () => {

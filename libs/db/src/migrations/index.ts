@@ -57,6 +57,7 @@ import * as m085 from './085-mempool-principal-stx';
 import * as m086 from './086-mempool-pending-count';
 import * as m088 from './088-principal-events';
 import * as m089 from './089-microblock-order';
+import * as m090 from './090-mempool-principal-counts';
 
 export { principalActivityInsertSql } from './070-principal-activity';
 export {
@@ -138,6 +139,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['086-mempool-pending-count', m086],
   ['088-principal-events', m088],
   ['089-microblock-order', m089],
+  ['090-mempool-principal-counts', m090],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */

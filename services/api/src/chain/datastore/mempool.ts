@@ -74,27 +74,43 @@ function pendingMatching(filter: { sender: boolean; recipient: boolean; address:
   return conditions.join(' AND ');
 }
 
+/** The column of `mempool_principal_counts` (migration 090) that is the total of a list with one filter. */
+const KEPT_COUNT = { sender: 'as_sender', recipient: 'as_recipient', address: 'as_party' } as const;
+
 /**
  * A page of pending transactions with the number of pending transactions matching the filter and the ABIs of the
- * contracts the page calls, in one statement (`$1` limit, `$2` offset, then the filter's values). The number of all
- * pending transactions is one row (migration 086); a filtered count runs over one address's rows of the partial indexes.
+ * contracts the page calls, in one statement (`$1` limit, `$2` offset, then the filter's values).
+ * - The number is a kept row: of all pending transactions (migration 086), or of the principal's under the one filter
+ *   given (migration 090); only `sender_address` with `recipient_address` counts, over the sender's pending rows.
+ * - The page skips its offset over index entries only (`tx_id` is in each order's partial index), then reads the
+ *   page's rows by primary key (`OFFSET 0` keeps that LATERAL whole), as the address history does (ADR 0017): a deep
+ *   page no longer reads the rows it skips. The walk itself is bounded by the node's mempool (or the principal's
+ *   pending rows under a filter); the size order's index is on an expression, so it reads the rows it skips.
  */
 function pendingPage(orderBy: MempoolOrderBy, order: 'asc' | 'desc', filter: Parameters<typeof pendingMatching>[0]): string {
   const where = pendingMatching(filter);
-  const unfiltered = !filter.sender && !filter.recipient && !filter.address;
+  const given = (['sender', 'recipient', 'address'] as const).filter((f) => filter[f]);
   const ordering = ORDERS[orderBy][order];
-  // Without a filter the number comes from the counter the triggers of migration 086 keep, not from counting.
-  const total = unfiltered
-    ? 'SELECT pending AS total FROM mempool_pending_count'
-    : `SELECT count(*) AS total FROM mempool_txs m WHERE ${where}`;
+  const total =
+    given.length === 0
+      ? 'SELECT pending AS total FROM mempool_pending_count'
+      : given.length === 1
+        ? `SELECT coalesce((SELECT k.${KEPT_COUNT[given[0]!]} FROM mempool_principal_counts k WHERE k.principal = $3), 0) AS total`
+        : `SELECT count(*) AS total FROM mempool_txs m WHERE ${where}`;
   return `SELECT c.total, ${mempoolSelect('h')}, ${ABI_SELECT}
    FROM (${total}) c
    LEFT JOIN LATERAL (
      SELECT page.*, ${firstCallOf('page')} AS first_call
      FROM (
-       SELECT ${mempoolSelect('m')}, ${calledContract('m')} AS called, row_number() OVER (ORDER BY ${ordering}) AS pos
-       FROM mempool_txs m WHERE ${where}
-       ORDER BY ${ordering} LIMIT $1 OFFSET $2
+       SELECT r.*, k.pos
+       FROM (
+         SELECT m.tx_id, row_number() OVER (ORDER BY ${ordering}) AS pos
+         FROM mempool_txs m WHERE ${where}
+         ORDER BY ${ordering} LIMIT $1 OFFSET $2
+       ) k
+       CROSS JOIN LATERAL (
+         SELECT ${mempoolSelect('m')}, ${calledContract('m')} AS called FROM mempool_txs m WHERE m.tx_id = k.tx_id OFFSET 0
+       ) r
      ) page
    ) h ON true
    ${deployAbi('h.first_call')}
