@@ -14,6 +14,7 @@ import {
 import { startApi, type ApiHarness } from './support/api-harness';
 import { accountLedger, type AccountLedger } from './support/account-ledger';
 import { loadRecordedEvents } from './support/replayed-database';
+import { addCanonicalBlockReadModels, removeAddressTxs } from '../../indexer/src/stacks/read-models';
 
 /** GET on the api (in-process, through supertest); the harness validates the body against the documented schema. */
 async function get(api: ApiHarness, path: string): Promise<{ status: number; body: Body; headers: Headers }> {
@@ -32,7 +33,7 @@ const ASSET_TYPES = new Set(['stx', 'ft', 'nft'].flatMap((a) => ['transfer', 'mi
 interface ListBlock {
   index_block_hash: string;
   block_height: number;
-  transactions: Array<{ txid: string; raw_tx: string; tx_index: number }>;
+  transactions: Array<{ txid: string; raw_tx: string; tx_index: number; status?: string; microblock_sequence?: number | null }>;
   events: Array<{ txid: string; event_index: number; committed?: boolean; type: string; [body: string]: unknown }>;
 }
 
@@ -111,6 +112,64 @@ function numberedLists(blocks: ListBlock[]) {
     b.height - a.height || b.order.map((v, i) => v - a.order[i]!).find((d) => d !== 0) || 0;
   for (const list of Object.values(lists)) for (const l of list.values()) l.sort(newestFirst);
   return lists;
+}
+
+/** The sponsor of a sponsored raw transaction (its second spending condition), else undefined. */
+function sponsorOf(rawTx: string): string | undefined {
+  if (rawTx === '0x00') return undefined;
+  const tx = deserializeTransaction(rawTx.replace(/^0x/, ''));
+  const auth = tx.auth as { authType: number; sponsorSpendingCondition?: { hashMode: number; signer: string } };
+  const cond = auth.sponsorSpendingCondition;
+  if (auth.authType !== 5 || !cond) return undefined;
+  const mainnet = tx.transactionVersion === 0;
+  return addressToString(
+    addressFromVersionHash(mainnet ? (cond.hashMode === 0 ? 22 : 20) : cond.hashMode === 0 ? 26 : 21, cond.signer),
+  );
+}
+
+/**
+ * Every principal's v1 `/extended/v1/address/{p}/transactions` over `blocks`, newest first, as ADR 0016 defines it:
+ * the transactions that name it (origin, sponsor, token-transfer recipient, contract deployed or called) and those of
+ * whose committed STX transfers, mints or burns it is a party (successful transactions only); in the chain's order
+ * (height, microblock sequence with anchored ones last, index). Entries: tx id and height.
+ */
+function addressHistories(blocks: ListBlock[]): Map<string, Array<{ key: string; height: number }>> {
+  type Entry = { key: string; height: number; order: [number, number] };
+  const lists = new Map<string, Entry[]>();
+  const push = (p: string | undefined, e: Entry) => {
+    if (!p) return;
+    const l = lists.get(p) ?? [];
+    if (!l.some((x) => x.key === e.key)) l.push(e);
+    lists.set(p, l);
+  };
+  for (const b of blocks) {
+    const entry = new Map(
+      b.transactions.map((t) => [
+        t.txid,
+        { key: t.txid, height: b.block_height, order: [t.microblock_sequence ?? 2147483647, t.tx_index] as [number, number] },
+      ]),
+    );
+    const status = new Map(b.transactions.map((t) => [t.txid, t.status]));
+    for (const t of b.transactions) {
+      const d = partiesOf(t.raw_tx);
+      for (const p of [d?.origin, sponsorOf(t.raw_tx), d?.recipient, d?.contract]) push(p, entry.get(t.txid)!);
+    }
+    for (const ev of b.events) {
+      if (ev.committed === false || status.get(ev.txid) !== 'success') continue;
+      if (!['stx_transfer_event', 'stx_mint_event', 'stx_burn_event'].includes(ev.type)) continue;
+      const body = (ev[ev.type] ?? {}) as Record<string, unknown>;
+      for (const k of ['sender', 'recipient']) if (typeof body[k] === 'string') push(body[k] as string, entry.get(ev.txid)!);
+    }
+  }
+  const out = new Map<string, Array<{ key: string; height: number }>>();
+  for (const [p, l] of lists) {
+    l.sort((a, b) => b.height - a.height || b.order[0] - a.order[0] || b.order[1] - a.order[1]);
+    out.set(
+      p,
+      l.map(({ key, height }) => ({ key, height })),
+    );
+  }
+  return out;
 }
 
 const FIXTURES = [
@@ -470,6 +529,109 @@ for (const fixture of FIXTURES) {
         }
       }
       expect(checked).toBeGreaterThan(0);
+    });
+
+    it('numbers each address’s v1 transactions as the canonical chain gives them at any offset, also after a block under canonical ones leaves and comes back (reorgs included)', async () => {
+      if (!['mocknet.tsv', 'mainnet-reorg-scenario1.tsv', 'mainnet-out-of-order-microblock.tsv'].includes(fixture)) return;
+      const byHash = new Map<string, ListBlock>();
+      for (const r of loadRecordedEvents(fixture).filter((e) => e.path === '/new_block')) {
+        const b = JSON.parse(r.body) as ListBlock;
+        if (!byHash.has(b.index_block_hash)) byHash.set(b.index_block_hash, b);
+      }
+      const canonical = ledger.canonical.map((c) => byHash.get(c.indexBlockHash)!);
+      if (fixture === 'mainnet-reorg-scenario1.tsv') {
+        // The orphaned blocks name principals too: histories that kept their rows would be longer.
+        const orphaned = [...byHash.values()].filter((b) => !canonical.includes(b));
+        const count = (m: Map<string, unknown[]>) => [...m.values()].flat().length;
+        expect(count(addressHistories([...canonical, ...orphaned]))).toBeGreaterThan(count(addressHistories(canonical)));
+      }
+      /**
+       * The histories of `principals` through the api: pages of 3 at the first, second, a third, middle and last
+       * offsets (each a seq range), until_block in the middle with an offset, and the oldest row's height.
+       */
+      const expectHistories = async (api: ApiHarness, blocks: ListBlock[], principals: Iterable<string>, label: string) => {
+        const want = addressHistories(blocks);
+        const mid = blocks[Math.floor(blocks.length / 2)]!.block_height;
+        let pages = 0;
+        for (const p of principals) {
+          const all = want.get(p) ?? [];
+          const page = async (query: string) => {
+            const { status, body } = await get(api, `/extended/v1/address/${p}/transactions?${query}`);
+            expectMessage(`${label} ${p} ${query}`, () => expect(status).toBe(200));
+            return { total: body.total as number, keys: (body.results as Body[]).map((t) => t.tx_id as string) };
+          };
+          const n = all.length;
+          for (const offset of new Set(
+            [0, 1, Math.floor(n / 3), Math.floor(n / 2), n - 3, n - 1].filter((o) => o >= 0 && o <= n),
+          )) {
+            const got = await page(`limit=3&offset=${offset}`);
+            expectMessage(`${label} ${p} offset ${offset}`, () =>
+              expect(got).toEqual({ total: all.length, keys: all.slice(offset, offset + 3).map((e) => e.key) }),
+            );
+            pages += 1;
+          }
+          const upTo = all.filter((e) => e.height <= mid);
+          const until = await page(`limit=2&offset=1&until_block=${mid}`);
+          expectMessage(`${label} ${p} until ${mid}`, () =>
+            expect(until).toEqual({ total: upTo.length, keys: upTo.slice(1, 3).map((e) => e.key) }),
+          );
+          if (all.length > 0) {
+            const at = all.filter((e) => e.height === all.at(-1)!.height);
+            expect(await page(`limit=50&height=${at[0]!.height}`)).toEqual({ total: at.length, keys: at.map((e) => e.key) });
+          }
+        }
+        expect(pages).toBeGreaterThan(0);
+        // seq is 1…n for every address, and as the from-scratch numbering gives it (migration 087's fill).
+        const { rows } = (await api.db.raw(
+          `SELECT count(*)::int AS n FROM (SELECT address, array_agg(seq ORDER BY block_height, microblock_sequence, tx_index) AS s,
+                                                  count(*) AS c FROM address_txs GROUP BY address) x
+           WHERE s <> (SELECT array_agg(i) FROM generate_series(1, x.c::int) i)`,
+        )) as { rows: Array<{ n: number }> };
+        expectMessage(label, () => expect(rows[0]!.n).toBe(0));
+      };
+      const everyone = new Set([...ledger.principals, ...addressHistories(canonical).keys()]);
+      await expectHistories(system, canonical, everyone, 'replayed');
+
+      // A canonical block under others leaves and joins again (what a reorg below the tip and a late block filling a
+      // gap do), through the indexer's own functions, on a copy of the database: the rows above it move down, then up.
+      // On the reorg recording (its microblock transactions included).
+      if (fixture !== 'mainnet-reorg-scenario1.tsv') return;
+      const full = addressHistories(canonical);
+      const withRows = canonical.filter(
+        (b, i) =>
+          i > 0 &&
+          i < canonical.length - 1 &&
+          [...full.values()].some((l) => l.some((e) => e.height === b.block_height) && l[0]!.height > b.block_height),
+      );
+      expect(withRows.length).toBeGreaterThan(0);
+      const middle = withRows[Math.floor(withRows.length / 2)]!;
+      const copy = await startApi(testInfra().databaseUrl, { fixture });
+      try {
+        const seqs = async () =>
+          (
+            (await copy.db.raw(
+              `SELECT tx_id, address, seq FROM address_txs WHERE index_block_hash <> ? ORDER BY tx_id, address`,
+              [middle.index_block_hash],
+            )) as { rows: Array<{ tx_id: string; address: string; seq: number }> }
+          ).rows;
+        const before = await seqs();
+        await copy.db.transaction((trx) => removeAddressTxs(trx, [middle.index_block_hash]));
+        const lowered = await seqs();
+        expect(lowered.filter((r, i) => r.seq < before[i]!.seq).length).toBeGreaterThan(0);
+        // The addresses whose numbering moved: those the block names.
+        const moved = [...addressHistories([middle]).keys()];
+        await expectHistories(
+          copy,
+          canonical.filter((b) => b !== middle),
+          moved,
+          `without ${middle.block_height}`,
+        );
+        await copy.db.transaction((trx) => addCanonicalBlockReadModels(trx, [middle.index_block_hash]));
+        expect(await seqs()).toEqual(before);
+        await expectHistories(copy, canonical, moved, `${middle.block_height} back`);
+      } finally {
+        await copy.close();
+      }
     });
 
     it('answers an unknown principal with zeros and malformed parameters with 4xx JSON', async () => {

@@ -55,6 +55,7 @@ import * as m081 from './081-burnchain-positions';
 import * as m082 from './082-pox-event-positions';
 import * as m085 from './085-mempool-principal-stx';
 import * as m086 from './086-mempool-pending-count';
+import * as m087 from './087-address-txs-seq';
 import * as m088 from './088-principal-events';
 import * as m089 from './089-microblock-order';
 import * as m090 from './090-mempool-principal-counts';
@@ -72,6 +73,7 @@ export {
   principalListRemoveSql,
 } from './076-principal-lists';
 export { PRINCIPAL_TXS_LIST } from './077-principal-txs-seq';
+export { ADDRESS_TXS_LIST, addressTxsRenumberSql } from './087-address-txs-seq';
 export { EVENT_TYPE_GROUP_IDS, principalEventRowsSql, principalEventsRenumberSql } from './088-principal-events';
 
 interface Migration {
@@ -137,6 +139,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['082-pox-event-positions', m082],
   ['085-mempool-principal-stx', m085],
   ['086-mempool-pending-count', m086],
+  ['087-address-txs-seq', m087],
   ['088-principal-events', m088],
   ['089-microblock-order', m089],
   ['090-mempool-principal-counts', m090],

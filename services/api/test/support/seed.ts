@@ -1,6 +1,14 @@
 /** Inserting builder rows the way the indexer would have written them. */
 import type { Knex } from 'knex';
-import type { DbAddressTx, DbBlock, DbEvent, DbMempoolTx, DbTx } from '@bda/db';
+import {
+  ADDRESS_TXS_LIST,
+  numberedListFillSql,
+  type DbAddressTx,
+  type DbBlock,
+  type DbEvent,
+  type DbMempoolTx,
+  type DbTx,
+} from '@bda/db';
 import { BlockRowBuilder } from '../../src/testing/builders';
 
 const json = (v: unknown) => JSON.stringify(v);
@@ -64,10 +72,11 @@ export async function insertMempoolTxs(db: Knex, txs: DbMempoolTx[]): Promise<vo
   await db('mempool_txs').insert(txs.map((t) => ({ ...t, payload: json(t.payload), post_conditions: json(t.post_conditions) })));
 }
 
-/** History rows plus the maintained per-address totals (as the indexer's read model keeps them). */
+/** History rows, numbered (migration 087's `seq`), plus the maintained per-address totals (as the indexer keeps them). */
 export async function insertAddressTxs(db: Knex, rows: DbAddressTx[]): Promise<void> {
   if (rows.length === 0) return;
   await db('address_txs').insert(rows);
+  await db.raw(numberedListFillSql(ADDRESS_TXS_LIST));
   const counts = new Map<string, number>();
   for (const r of rows) counts.set(r.address, (counts.get(r.address) ?? 0) + 1);
   for (const [address, n] of counts) {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { DbAddressTx } from '@bda/db';
+import { addressTxsRenumberSql, type DbAddressTx } from '@bda/db';
 import { PG_TYPE } from '../binary-array';
 import { arrayParameter, runPrepared } from '../write-statements';
 import { addCanonicalAccountBlocks, removeAccountBlocks } from '../accounts';
@@ -25,7 +25,9 @@ const HISTORY_EVENT_TYPES_SQL = HISTORY_EVENT_TYPES.map((t) => `'${t}'`).join(',
 export async function addCanonicalBlockReadModels(trx: Knex.Transaction, blockHashes: string[]): Promise<void> {
   if (blockHashes.length === 0) return;
   // A prepared statement: planning this one costs more than running it for a block or two.
-  await runPrepared(trx, ADD_READ_MODELS_SQL, [blockHashes]);
+  const [added] = await runPrepared<Renumbering>(trx, ADD_READ_MODELS_SQL, [blockHashes]);
+  // Its history rows went in unnumbered: these blocks may lie under canonical ones (a late block filling a gap).
+  await renumberAddressTxs(trx, added);
   await addCanonicalAccountBlocks(trx, blockHashes);
   await addCanonicalChainBlocks(trx, blockHashes);
   await addCanonicalPoxBlocks(trx, blockHashes);
@@ -49,7 +51,7 @@ const ADDRESS_TXS_CTES = `parties AS (
        INSERT INTO address_txs (address, block_height, microblock_sequence, tx_index, tx_id, index_block_hash)
        SELECT address, block_height, mseq, tx_index, tx_id, index_block_hash FROM parties
        ON CONFLICT DO NOTHING
-       RETURNING address
+       RETURNING address, block_height
      )`;
 
 const INSERT_COUNTS = `INSERT INTO address_tx_counts (address, tx_count)
@@ -59,23 +61,51 @@ const INSERT_COUNTS = `INSERT INTO address_tx_counts (address, tx_count)
 const MARK_MINED = `UPDATE mempool_txs m SET status = 'mined'
      FROM txs t WHERE t.index_block_hash = ANY(:hashes) AND t.tx_id = m.tx_id AND m.status <> 'mined'`;
 
+/** Each address whose history rows a statement wrote or deleted, and the lowest height of those rows. */
+interface Renumbering {
+  addresses: string[];
+  heights: number[];
+}
+
+/** The addresses and lowest heights of the rows of a CTE `changed (address, block_height)`, as a `Renumbering`. */
+const SELECT_RENUMBERING = `SELECT coalesce(array_agg(address), '{}') AS addresses, coalesce(array_agg(height), '{}') AS heights
+     FROM (SELECT address, min(block_height) AS height FROM changed GROUP BY address) a`;
+
 const ADD_READ_MODELS_SQL = `WITH ${ADDRESS_TXS_CTES},
      counted AS (${INSERT_COUNTS} RETURNING 1),
-     mined AS (${MARK_MINED} RETURNING 1)
-     SELECT (SELECT count(*) FROM counted) AS counted, (SELECT count(*) FROM mined) AS mined`.replace(/:hashes/g, '$1::text[]');
+     mined AS (${MARK_MINED} RETURNING 1),
+     changed AS (SELECT address, block_height FROM inserted)
+     ${SELECT_RENUMBERING}`.replace(/:hashes/g, '$1::text[]');
 
-/** Removes the history rows of blocks leaving the canonical chain, and their share of the totals. */
+/**
+ * Migration 087's `seq` of the history rows of each address of `changed` from the height given for it up (the
+ * rows a block joining or leaving under canonical blocks moves). A custom plan (not prepared): reorgs are rare, and
+ * the join to the table is planned for the addresses at hand.
+ */
+async function renumberAddressTxs(trx: Knex.Transaction, changed: Renumbering | undefined): Promise<void> {
+  if (!changed || changed.addresses.length === 0) return;
+  await trx.raw(RENUMBER_ADDRESS_TXS_SQL, [changed.addresses, changed.heights]);
+}
+
+const RENUMBER_ADDRESS_TXS_SQL = addressTxsRenumberSql().replace(/\$[12]/g, '?');
+
+/** Removes the history rows of blocks leaving the canonical chain, their share of the totals, and renumbers the rest. */
 export async function removeAddressTxs(trx: Knex.Transaction, blockHashes: string[]): Promise<void> {
   if (blockHashes.length === 0) return;
-  await trx.raw(
-    `WITH deleted AS (
-       DELETE FROM address_txs WHERE index_block_hash = ANY(:hashes) RETURNING address
+  const { rows } = (await trx.raw(
+    `WITH changed AS (
+       DELETE FROM address_txs WHERE index_block_hash = ANY(:hashes) RETURNING address, block_height
+     ),
+     counted AS (
+       UPDATE address_tx_counts c SET tx_count = c.tx_count - d.n
+       FROM (SELECT address, count(*) AS n FROM changed GROUP BY address) d
+       WHERE c.address = d.address
+       RETURNING 1
      )
-     UPDATE address_tx_counts c SET tx_count = c.tx_count - d.n
-     FROM (SELECT address, count(*) AS n FROM deleted GROUP BY address) d
-     WHERE c.address = d.address`,
+     ${SELECT_RENUMBERING}`,
     { hashes: blockHashes },
-  );
+  )) as { rows: Renumbering[] };
+  await renumberAddressTxs(trx, rows[0]);
   await removeAccountBlocks(trx, blockHashes);
   await removeChainBlocks(trx, blockHashes);
   await removePoxBlocks(trx, blockHashes);
@@ -178,11 +208,24 @@ export function addressTxRows(
  * no ON CONFLICT clause (a speculative insert costs about a quarter more): these rows belong to blocks that each
  * extended the canonical tip, so their heights are above every canonical block's, and only canonical blocks have
  * history rows; within a block, `addressTxRows` gives each key once. A row that still collided would fail the batch,
- * and the record-by-record retry would dead-letter that block rather than drop the row unseen.
+ * and the record-by-record retry would dead-letter that block rather than drop the row unseen. For the same reason
+ * each row is numbered as it is written (migration 087's `seq`): every row of its address already stored is below it,
+ * so its place is the address's highest `seq` (one backward probe of `(address, seq)` per address) plus its place
+ * among the address's rows of the batch.
  */
-const WRITE_READ_MODEL_ROWS_SQL = `WITH inserted AS (
-       INSERT INTO address_txs (address, block_height, microblock_sequence, tx_index, tx_id, index_block_hash)
+const WRITE_READ_MODEL_ROWS_SQL = `WITH fresh AS (
        SELECT * FROM unnest($1::text[], $2::integer[], $3::integer[], $4::integer[], $5::text[], $6::text[])
+         AS f(address, block_height, microblock_sequence, tx_index, tx_id, index_block_hash)
+     ),
+     base AS (
+       SELECT a.address, coalesce((SELECT max(s.seq) FROM address_txs s WHERE s.address = a.address), 0) AS base
+       FROM (SELECT DISTINCT address FROM fresh) a
+     ),
+     inserted AS (
+       INSERT INTO address_txs (address, block_height, microblock_sequence, tx_index, tx_id, index_block_hash, seq)
+       SELECT f.address, f.block_height, f.microblock_sequence, f.tx_index, f.tx_id, f.index_block_hash,
+              b.base + row_number() OVER (PARTITION BY f.address ORDER BY f.block_height, f.microblock_sequence, f.tx_index)
+       FROM fresh f JOIN base b ON b.address = f.address
        RETURNING address
      ),
      counted AS (${INSERT_COUNTS} RETURNING 1),

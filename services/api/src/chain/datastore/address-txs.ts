@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { DbChainTip } from '@bda/db';
+import { ADDRESS_TXS_LIST, listSeqAt, type DbChainTip } from '@bda/db';
 import { FROM_TIP, TIP_SELECT, tipOf, type TipColumns } from '../../datastore/chain-tip';
 import { ABI_SELECT, abisOf, calledContract, deployAbi, firstCallOf, type ContractAbis } from './contract-abis';
 import { query, statement, type Statement } from '../../datastore/read-statement';
@@ -12,28 +12,22 @@ import { txParents, txRowSelect, txRowsOf, txSelect, type DbTxRow } from './txs'
 export type HeightRange =
   { kind: 'all' } | { kind: 'at'; height: number } | { kind: 'until'; height: number } | { kind: 'untilHash'; hash: string };
 
-const COUNTER = 'coalesce((SELECT n.tx_count FROM address_tx_counts n WHERE n.address = $1), 0)';
-const UNTIL_TOTAL = `CASE WHEN r.height >= coalesce(tip.block_height, 0) THEN ${COUNTER}
-    ELSE greatest(0, ${COUNTER} - (SELECT count(*) FROM address_txs x WHERE x.address = $1 AND x.block_height > r.height))
-  END`;
+/**
+ * The `seq` (migration 087: 1…n without gaps in the address's order) of the address's newest row whose height
+ * satisfies `cond`, or 0: one backward probe of the primary key.
+ */
+const seqAt = (cond: string) => listSeqAt(ADDRESS_TXS_LIST, '$1', cond);
 
 /**
- * Per kind of range: the upper bound `r.height` (`$4`), the number of the address's transactions in the range, and
- * the condition on the key page. Everything: the maintained counter. One height: a count over that height's slice of
- * the primary key (the address's transactions in one block). Up to a height: the counter less a count over the
- * primary key above that height, the part newer than the requested point (nothing to count from the tip up).
+ * Per kind of range: the upper bound `r.height` (`$4`), and the `seq` of the address's newest row in the range
+ * (`top`) and of its newest row below the range (`bottom`): the range holds the rows `bottom + 1 … top`, so its total
+ * is their difference. Everything: the highest `seq` (one probe of `(address, seq)`). One height: the rows up to it
+ * less those below it. Up to a height: the rows up to it.
  */
-const RANGES: Record<HeightRange['kind'], { bound?: string; total: string; keys: string }> = {
-  all: { total: COUNTER, keys: '' },
-  at: {
-    total: '(SELECT count(*) FROM address_txs x WHERE x.address = $1 AND x.block_height = $4)',
-    keys: 'AND block_height = $4',
-  },
-  until: {
-    bound: 'CROSS JOIN LATERAL (SELECT $4::int AS height) r',
-    total: UNTIL_TOTAL,
-    keys: 'AND block_height <= r.height',
-  },
+const RANGES: Record<HeightRange['kind'], { bound?: string; top: string; bottom: string }> = {
+  all: { top: 'coalesce((SELECT max(x.seq) FROM address_txs x WHERE x.address = $1), 0)', bottom: '0' },
+  at: { top: seqAt('<= $4::int'), bottom: seqAt('< $4::int') },
+  until: { bound: 'CROSS JOIN LATERAL (SELECT $4::int AS height) r', top: seqAt('<= r.height'), bottom: '0' },
   untilHash: {
     // The block is looked up as `/extended/v2/blocks/{hash}` does; no row when no canonical block has the hash.
     bound: `LEFT JOIN LATERAL (
@@ -41,8 +35,8 @@ const RANGES: Record<HeightRange['kind'], { bound?: string; total: string; keys:
        WHERE x.canonical AND (x.index_block_hash = $4 OR x.block_hash = $4)
        ORDER BY x.block_height DESC LIMIT 1
      ) r ON true`,
-    total: UNTIL_TOTAL,
-    keys: 'AND block_height <= r.height',
+    top: seqAt('<= r.height'),
+    bottom: '0',
   },
 };
 
@@ -51,45 +45,29 @@ const RANGES: Record<HeightRange['kind'], { bound?: string; total: string; keys:
  * range's height or hash): the tip, the total, one page of the history with each transaction's row, and the ABIs
  * of the contracts the page calls.
  *
- * The page is a backward range scan of the `address_txs` primary key (address, block_height, microblock_sequence,
- * tx_index), newest first. The offset is applied to the key columns alone (`k`), which the primary key holds:
- * PostgreSQL skips the first `offset` entries in the index (an index-only scan once vacuum has marked the pages
- * all-visible) and reads table rows for the page only (`a`, then `txs` by primary key). Selecting every column in the
- * one scan read a table row for every skipped entry too: at offset 50,000 of one address, about 95 ms of CPU a
- * request (`bench/api/chain-reads.ts`). The page is read only when the offset lies inside the range (`$3 < total`),
- * so an offset past the end costs no scan. Rows whose transaction is no longer canonical are left out.
- *
- * Each key's rows are read in a LATERAL subquery that OFFSET 0 keeps from being flattened: the generic plan guesses
- * an unknown LIMIT at a tenth of the address's rows, and with the join flattened it hash-joined that many keys
- * against a sequential scan of `address_txs` (`address-transactions.test.ts`); per key, it is a primary key lookup.
+ * `address_txs` is numbered (migration 087), so the range's total is `top − bottom` (index probes, no count) and the
+ * page at any offset, newest first, is the `seq` range `(max(bottom, top − offset − limit), top − offset]` of the
+ * index `(address, seq)`: the page's rows only, then each one's transaction by primary key, whatever the offset
+ * (before, the offset's entries were walked: about 2,600 buffers at offset 101,910 of one address). An offset past
+ * the end is an empty range. Rows whose transaction is no longer canonical are left out.
  */
 function historyText(kind: HeightRange['kind']): string {
   const range = RANGES[kind];
-  return `SELECT ${TIP_SELECT}, ${range.bound ? 'r.height' : 'NULL::int'} AS until_height, c.total,
+  return `SELECT ${TIP_SELECT}, ${range.bound ? 'r.height' : 'NULL::int'} AS until_height, c.top - c.bottom AS total,
           ${txRowSelect('h')}, ${ABI_SELECT}
    FROM ${FROM_TIP}
    ${range.bound ?? ''}
-   CROSS JOIN LATERAL (SELECT ${range.total} AS total OFFSET 0) c
+   CROSS JOIN LATERAL (SELECT ${range.top} AS top, ${range.bottom} AS bottom OFFSET 0) s
+   -- bigint: an offset up to 2^31 - 1 below a small seq.
+   CROSS JOIN LATERAL (SELECT s.top, s.bottom, s.top - $3::bigint AS hi) c
    LEFT JOIN LATERAL (
      SELECT page.*, ${firstCallOf('page')} AS first_call
      FROM (
-       SELECT t.*, row_number() OVER (ORDER BY k.block_height DESC, k.microblock_sequence DESC, k.tx_index DESC) AS pos
-       FROM (
-         SELECT block_height, microblock_sequence, tx_index FROM address_txs
-         WHERE address = $1 ${range.keys}
-         ORDER BY block_height DESC, microblock_sequence DESC, tx_index DESC
-         LIMIT $2 OFFSET $3
-       ) k
-       CROSS JOIN LATERAL (
-         SELECT ${txSelect('t')}, ${calledContract('t')} AS called
-         FROM address_txs a
-         JOIN txs t ON t.tx_id = a.tx_id AND t.index_block_hash = a.index_block_hash AND t.canonical
-         ${txParents('t')}
-         WHERE a.address = $1 AND a.block_height = k.block_height AND a.microblock_sequence = k.microblock_sequence
-           AND a.tx_index = k.tx_index
-         OFFSET 0
-       ) t
-       WHERE $3 < c.total
+       SELECT ${txSelect('t')}, ${calledContract('t')} AS called, c.hi - a.seq AS pos
+       FROM address_txs a
+       JOIN txs t ON t.tx_id = a.tx_id AND t.index_block_hash = a.index_block_hash AND t.canonical
+       ${txParents('t')}
+       WHERE a.address = $1 AND a.seq <= c.hi AND a.seq > greatest(c.bottom, c.hi - $2::integer)
      ) page
    ) h ON true
    ${deployAbi('h.first_call')}
