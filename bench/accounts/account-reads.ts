@@ -355,6 +355,10 @@ async function main(): Promise<void> {
          ORDER BY block_height, microblock_sequence, tx_index OFFSET 19 LIMIT 1`,
         [principal],
       ))!.cursor;
+      // The loaded pages, first and deepest, hold the default 20 rows (the reference's default): a deepest page of 50
+      // against a first page of 20 measured the page size, not the depth (README, "The deep-page gap").
+      const LOADED_PAGE = 20;
+      const deepLoaded = (total: number) => Math.max(0, total - LOADED_PAGE);
       const deep = (total: number) => Math.max(0, total - 50);
       const p = principal;
       const targets: Array<[string, string]> = [
@@ -368,22 +372,31 @@ async function main(): Promise<void> {
         ['v1 nonces', `/extended/v1/address/${p}/nonces`],
         ['v3 nonces', `/extended/v3/principals/${p}/nonces`],
         ['v1 transactions', `/extended/v1/address/${p}/transactions`],
-        [`v1 transactions offset ${deep(v1Total)}`, `/extended/v1/address/${p}/transactions?limit=50&offset=${deep(v1Total)}`],
+        [
+          `v1 transactions offset ${deepLoaded(v1Total)}`,
+          `/extended/v1/address/${p}/transactions?limit=${LOADED_PAGE}&offset=${deepLoaded(v1Total)}`,
+        ],
         ['v2 transactions', `/extended/v2/addresses/${p}/transactions`],
-        [`v2 transactions offset ${deep(history)}`, `/extended/v2/addresses/${p}/transactions?limit=50&offset=${deep(history)}`],
+        [
+          `v2 transactions offset ${deepLoaded(history)}`,
+          `/extended/v2/addresses/${p}/transactions?limit=${LOADED_PAGE}&offset=${deepLoaded(history)}`,
+        ],
         ['v3 transactions', `/extended/v3/principals/${p}/transactions`],
         [`v3 transactions cursor ${oldest}`, `/extended/v3/principals/${p}/transactions?cursor=${oldest}`],
         ['v1 transactions_with_transfers', `/extended/v1/address/${p}/transactions_with_transfers`],
         [
-          `v1 transactions_with_transfers offset ${deep(transfersTotal)}`,
-          `/extended/v1/address/${p}/transactions_with_transfers?limit=50&offset=${deep(transfersTotal)}`,
+          `v1 transactions_with_transfers offset ${deepLoaded(transfersTotal)}`,
+          `/extended/v1/address/${p}/transactions_with_transfers?limit=${LOADED_PAGE}&offset=${deepLoaded(transfersTotal)}`,
         ],
         ['v1 assets', `/extended/v1/address/${p}/assets`],
-        [`v1 assets offset ${deep(assetsTotal)}`, `/extended/v1/address/${p}/assets?limit=50&offset=${deep(assetsTotal)}`],
+        [
+          `v1 assets offset ${deepLoaded(assetsTotal)}`,
+          `/extended/v1/address/${p}/assets?limit=${LOADED_PAGE}&offset=${deepLoaded(assetsTotal)}`,
+        ],
         ['v1 stx_inbound', `/extended/v1/address/${p}/stx_inbound`],
         [
-          `v1 stx_inbound offset ${deep(inboundTotal)}`,
-          `/extended/v1/address/${p}/stx_inbound?limit=50&offset=${deep(inboundTotal)}`,
+          `v1 stx_inbound offset ${deepLoaded(inboundTotal)}`,
+          `/extended/v1/address/${p}/stx_inbound?limit=${LOADED_PAGE}&offset=${deepLoaded(inboundTotal)}`,
         ],
       ];
       console.log(
