@@ -24,12 +24,13 @@ export function firstCallOf(alias: string): string {
  * SQL: joins `abi` (`contract_id`, `contract_abi`) to each row: the ABI of contract `contract` (an SQL expression,
  * no row when null) from its canonical deploy transaction (partial index `txs_contract_deploy`), the first deploy
  * if there were several. Contracts deployed before the indexed history began (boot contracts of a chain not indexed
- * from genesis) have none.
+ * from genesis) have none. `contract IS NOT NULL` is a one-time filter: a row calling no contract (or not the first row
+ * calling its contract) reads nothing (under a generic plan, the lookup otherwise ran for each row of the page).
  */
 export function deployAbi(contract: string): string {
   return `LEFT JOIN LATERAL (
      SELECT d.contract_id, d.contract_abi FROM txs d
-     WHERE d.contract_id = ${contract} AND d.type_id = 'smart_contract' AND d.canonical AND d.contract_abi IS NOT NULL
+     WHERE ${contract} IS NOT NULL AND d.contract_id = ${contract} AND d.type_id = 'smart_contract' AND d.canonical AND d.contract_abi IS NOT NULL
      ORDER BY d.block_height LIMIT 1
    ) abi ON true`;
 }
