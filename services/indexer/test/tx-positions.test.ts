@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { getAddressFromPrivateKey, makeContractCall, makeSTXTokenTransfer } from '@stacks/transactions';
 import { createLogger } from '@bda/common';
-import { createDb, migrateLatest, principalEventRowsSql } from '@bda/db';
+import { ADDRESS_TXS_LIST, createDb, migrateLatest, numberedListFillSql, principalEventRowsSql } from '@bda/db';
 import { createTestDatabase, testInfra, BEFORE_GENESIS, labelHash, newBlockEvent, type BlockRef } from '@bda/test-support';
 import { stacksEventHandler } from '../src/stacks/stacks-event-handler';
 
@@ -315,5 +315,63 @@ describe('chain_tx_positions, principal_events and microblock_order through a re
     const a7 = newBlockEvent('a7', a6.ref);
     for (const b of [a6, a7]) await send(b.body);
     expect(await listed()).toEqual(['4/1 m1', '4/0 m0']);
+  });
+
+  it('numbers an address’s history rows (address_txs.seq, migration 087) through a detached tip and the late block that fills the gap under it', async () => {
+    // A key of its own, on top of whatever the tests above left canonical: only these blocks name its address.
+    const key = `${'09'.repeat(32)}01`;
+    const me = getAddressFromPrivateKey(key, 'testnet');
+    const to = getAddressFromPrivateKey(`${'0a'.repeat(32)}01`, 'testnet');
+    let n = 0n;
+    const transfers = async (count: number) => {
+      const out = [];
+      for (let i = 0; i < count; i++) {
+        const tx = await makeSTXTokenTransfer({
+          recipient: to,
+          amount: 1n,
+          senderKey: key,
+          network: 'testnet',
+          fee: 180n,
+          nonce: n++,
+        });
+        out.push({ txid: `0x${tx.txid()}`, raw: `0x${tx.serialize()}` });
+      }
+      return out;
+    };
+    const history = async (address: string) => {
+      const { rows } = (await db.raw(
+        'SELECT block_height, seq FROM address_txs WHERE address = ? ORDER BY block_height, microblock_sequence, tx_index',
+        [address],
+      )) as { rows: Array<{ block_height: number; seq: number }> };
+      return rows.map((r) => `${r.block_height - base}:${r.seq}`);
+    };
+    const tip = (await db('chain_tip').first('index_block_hash', 'block_hash', 'block_height')) as Ref;
+    const base = tip.block_height;
+    const t1 = newBlockEvent('h1', tip, await transfers(2));
+    const t2 = newBlockEvent('h2', t1.ref, await transfers(1));
+    for (const b of [t1, t2]) await send(b.body);
+    expect(await history(me)).toEqual(['1:1', '1:2', '2:3']);
+    // A block one above the tip whose parent (a sibling of h2) is unknown becomes the tip on its own.
+    const late = newBlockEvent('h2-late', t1.ref, await transfers(3));
+    const child = newBlockEvent('h3', late.ref, await transfers(2));
+    await send(child.body);
+    expect(await history(me)).toEqual(['1:1', '1:2', '2:3', '3:4', '3:5']);
+    // Its parent arrives late: it joins under its child and h2 leaves. h2's row goes, the late block's three come in,
+    // and h3's two move from 4–5 to 6–7; the recipient's list likewise.
+    await send(late.body);
+    expect(await history(me)).toEqual(['1:1', '1:2', '2:3', '2:4', '2:5', '3:6', '3:7']);
+    expect(await history(to)).toEqual(['1:1', '1:2', '2:3', '2:4', '2:5', '3:6', '3:7']);
+    // The whole table as migration 087 numbers it from scratch.
+    const kept = await db.raw('SELECT address, tx_id, seq FROM address_txs ORDER BY 1, 2');
+    await db
+      .transaction(async (trx) => {
+        await trx.raw('UPDATE address_txs SET seq = 0');
+        await trx.raw(numberedListFillSql(ADDRESS_TXS_LIST));
+        expect((await trx.raw('SELECT address, tx_id, seq FROM address_txs ORDER BY 1, 2')).rows).toEqual(kept.rows);
+        throw new Error('rollback');
+      })
+      .catch((err: Error) => {
+        if (err.message !== 'rollback') throw err;
+      });
   });
 });
