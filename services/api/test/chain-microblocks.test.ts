@@ -158,6 +158,12 @@ describe('GET /extended/v1/microblock', () => {
       paged.push(...res.body.results.map((m: { microblock_hash: string }) => m.microblock_hash));
     }
     expect(paged).toEqual(expected.map((e) => e.hash));
+    // The read model behind it (migration 089): the same microblocks, numbered densely from the oldest.
+    const numbered = (await api.db.raw('SELECT seq, microblock_hash FROM microblock_order ORDER BY seq DESC')) as {
+      rows: Array<{ seq: number; microblock_hash: string }>;
+    };
+    expect(numbered.rows.map((r) => r.microblock_hash)).toEqual(expected.map((e) => e.hash));
+    expect(numbered.rows.map((r) => r.seq)).toEqual(expected.map((_, i) => expected.length - i));
     const bad = await api.get('/extended/v1/microblock?limit=201');
     expect(bad.status).toBe(400);
     expect(bad.body.message).toContain('limit');

@@ -12,6 +12,7 @@ import {
   PayloadType,
 } from '@stacks/transactions';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { principalEventRowsSql } from '@bda/db';
 import { testInfra, expectMessage } from '@bda/test-support';
 import { startApi, type ApiHarness } from './support/api-harness';
 import { loadRecordedEvents } from './support/replayed-database';
@@ -365,6 +366,20 @@ describe.each(['mocknet.tsv', 'mainnet-reorg-scenario1.tsv', 'epoch-3-transition
       }
       return keys;
     };
+    // The read model behind it (migration 088) holds every principal's events, numbered as its definition numbers them.
+    const numbered = (await api.db.raw(
+      `SELECT count(*)::int AS n FROM principal_events s
+       FULL JOIN (SELECT r.*, row_number() OVER (PARTITION BY r.principal ORDER BY r.block_height, r.event_index) AS seq,
+                         row_number() OVER (PARTITION BY r.principal, r.type_group ORDER BY r.block_height, r.event_index) AS group_seq
+                  FROM (${principalEventRowsSql('true')}) r) d
+         ON d.principal = s.principal AND d.block_height = s.block_height AND d.event_index = s.event_index
+            AND d.index_block_hash = s.index_block_hash AND d.type_group = s.type_group AND d.seq = s.seq AND d.group_seq = s.group_seq
+       WHERE s.principal IS NULL OR d.principal IS NULL`,
+    )) as { rows: Array<{ n: number }> };
+    expect(numbered.rows[0]!.n).toBe(0);
+    expect(Number((await api.db('principal_events').count({ n: '*' }).first())!.n)).toBe(
+      [...byPrincipal.values()].reduce((n, list) => n + list.length, 0),
+    );
     for (const [principal, list] of picked) {
       expectMessage(principal, async () =>
         expect(await pages(`address=${principal}`, list.length)).toEqual(list.map((e) => e.key)),
