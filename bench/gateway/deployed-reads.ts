@@ -13,7 +13,7 @@
  *   env: BENCH_SECONDS=5 BENCH_CONNECTIONS=16 BENCH_ROUNDS=3
  *        BENCH_GATEWAYS='as deployed;1 worker:GATEWAY_WORKERS=1;no access log:ACCESS_LOG=false'
  *            more gateways in the same rounds, each `label:NAME=value,NAME=value` over the deployed configuration
- *            (the first one is the bar's); default: `as deployed` alone
+ *            (the first one is the bar's; BDA_NODE_ARGS=<flags> gives node flags); default: `as deployed` alone
  *        BENCH_BASELINE=<dir>   the gateway under <dir> (e.g. `git archive <commit> services/gateway | tar -x -C <dir>`),
  *            as deployed, in the same rounds: `as deployed (before)`
  *        BENCH_CPU_PROF=<dir>   V8 CPU profiles of the gateways' processes (`bench/proxy/profile-summary.ts`)
@@ -101,7 +101,9 @@ function treeSwitches(root: number, procs: Map<number, ProcStat>): number {
 /** A gateway process from `root`'s sources, its log lines read and dropped (a pipe, as a container's stdout). */
 function startGatewayAt(root: string, env: NodeJS.ProcessEnv): ServiceProcess {
   const prof = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
-  const child = spawn(process.execPath, [...prof, '--import', 'tsx', join(root, 'services/gateway/src/main.ts')], {
+  // BDA_NODE_ARGS: node flags of this gateway (its cluster workers inherit them), e.g. `--single-threaded-gc`.
+  const flags = (env.BDA_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...prof, ...flags, '--import', 'tsx', join(root, 'services/gateway/src/main.ts')], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
