@@ -21,6 +21,7 @@
  *        BENCH_ROUNDS=3 BENCH_KEEP=1 (keeps .tmp/bench-accounts-<pid>) BENCH_REUSE=<dir> BENCH_BASE=<chain-reads dir>
  *        BENCH_ONLY=<text> (only the endpoints whose name contains it)
  */
+import { availableParallelism } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -49,6 +50,9 @@ const FT_KINDS = Number(process.env.BENCH_FT_KINDS ?? 1000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** The api's workers: BENCH_API_WORKERS, `default` for the api's own default (one per CPU); 1 when unset. */
+const API_WORKERS =
+  process.env.BENCH_API_WORKERS === 'default' ? availableParallelism() : Number(process.env.BENCH_API_WORKERS ?? 1);
 const PENDING_BLOCKS = 20;
 const TXS_PER_BLOCK = 500;
 const PRINCIPAL_BLOCKS = Math.ceil(PRINCIPAL_TXS / TXS_PER_BLOCK);
@@ -262,7 +266,7 @@ async function main(): Promise<void> {
       // The indexer of a copied database goes on where it stopped: on the same bus topic (its position is the topic's).
       ...(filled && !reuse ? { shareBusWith: await busOf(filled) } : {}),
       services: reuse ? ['api'] : ['indexer', 'observer', 'api'],
-      env: { LOG_LEVEL: 'warn', API_WORKERS: '1' },
+      env: { LOG_LEVEL: 'warn', API_WORKERS: String(API_WORKERS) },
     });
     try {
       const pick = async <T>(sql: string, bindings: unknown[] = []) =>
@@ -402,7 +406,7 @@ async function main(): Promise<void> {
         ],
       ];
       console.log(
-        `\n${CONNECTIONS} connections, ${SECONDS} s each, ${hasWrk() ? 'wrk' : 'node generator'}; api: one worker; ${ROUNDS} alternating round(s)`,
+        `\n${CONNECTIONS} connections, ${SECONDS} s each, ${hasWrk() ? 'wrk' : 'node generator'}; api: ${API_WORKERS} worker(s); ${ROUNDS} alternating round(s)`,
       );
       const only = process.env.BENCH_ONLY;
       const chosen = targets.filter(([name]) => only === undefined || name.includes(only));

@@ -24,6 +24,7 @@
  *        BENCH_PLANS=0 (no plans) BENCH_PLANS_ONLY=1 (the plans, no load)
  * A reused database is migrated first (the indexer would on start; only the api runs here).
  */
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startPostgres } from '@bda/test-support';
 import { replayEvents } from '../../scripts/lib/replay-events';
@@ -43,6 +44,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const PENDING_BLOCKS = 20;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** The api's workers: BENCH_API_WORKERS, `default` for the api's own default (one per CPU); 1 when unset. */
+const API_WORKERS =
+  process.env.BENCH_API_WORKERS === 'default' ? availableParallelism() : Number(process.env.BENCH_API_WORKERS ?? 1);
 /** The deep page's offset (or the last page's, where a list is shorter). */
 const DEEP = 50_000;
 
@@ -76,7 +80,7 @@ async function main(): Promise<void> {
       kafkaBrokers: '',
       databaseUrl: filled,
       services: filled ? ['api'] : ['indexer', 'observer', 'api'],
-      env: { LOG_LEVEL: 'warn', API_WORKERS: '1' },
+      env: { LOG_LEVEL: 'warn', API_WORKERS: String(API_WORKERS) },
     });
     try {
       const t0 = performance.now();
@@ -210,7 +214,7 @@ async function main(): Promise<void> {
       if (process.env.BENCH_PLANS !== '0') await printPlans(filled ?? sys.databaseUrl, lists);
       if (process.env.BENCH_PLANS_ONLY === '1') return;
       console.log(
-        `\n${CONNECTIONS} connections, ${SECONDS} s each, ${hasWrk() ? 'wrk' : 'node generator'}; api: one worker; ${ROUNDS} alternating round(s)`,
+        `\n${CONNECTIONS} connections, ${SECONDS} s each, ${hasWrk() ? 'wrk' : 'node generator'}; api: ${API_WORKERS} worker(s); ${ROUNDS} alternating round(s)`,
       );
       const only = process.env.BENCH_ONLY;
       const chosen = targets.filter(([name]) => only === undefined || name.includes(only));

@@ -8,17 +8,17 @@ import { isDbReachable } from '@bda/db';
 import { DEFAULT_PAGE_LIMITS, type PageLimits } from './env';
 import { dbErrorMiddleware } from './db-errors';
 import { bundleOpenApi, loadSchemaSources } from './openapi';
-import { chainRouter, type RouteContext } from './chain';
+import { chainRouter, chainRoutes, type RouteContext } from './chain';
 import { docsRouter } from './docs-router';
 import { methodNotAllowed, namedDecodeErrors } from './method-not-allowed';
 import { pathTemplates } from './path-templates';
 import { expressRouter, type GetRoute, plainRoutes } from './plain-routes';
 import { knexRunesDb, runesRoutes, type RunesDb } from './runes';
-import { knexNamesDb, nameLookupRoutes, namesRouter, pooledNamesDb } from './names';
-import { accountLookupRoutes, accountsRouter } from './accounts';
-import { contractsRouter } from './contracts';
-import { searchRouter } from './search';
-import { poxRouter } from './pox';
+import { knexNamesDb, nameLookupRoutes, nameRoutes, pooledNamesDb } from './names';
+import { accountLookupRoutes, accountRoutes } from './accounts';
+import { contractRoutes } from './contracts';
+import { searchRoutes } from './search';
+import { poxRoutes } from './pox';
 import { DEFAULT_ROSETTA_OPTIONS, rosettaRouter, type RosettaOptions } from './rosetta';
 import { SERVER_VERSION } from './version';
 
@@ -74,46 +74,64 @@ function httpMetrics(duration: DurationHistogram): RequestHandler {
  * error is `{error, message}` JSON; unknown routes are 404 JSON.
  */
 export function buildApp(deps: ApiDeps): Express {
-  return createApp(
-    deps,
-    durationHistogram(deps.metrics),
-    runesRoutes({ db: deps.runesDb ?? knexRunesDb(deps.db), limits: deps.pageLimits?.runes }),
-    nameLookups(deps),
-    accountLookupRoutes(deps.db),
-  );
+  return createApp(deps, durationHistogram(deps.metrics), familyRoutes(deps));
 }
 
-function nameLookups(deps: ApiDeps): GetRoute[] {
-  return nameLookupRoutes(deps.namesDb ? pooledNamesDb(deps.namesDb) : knexNamesDb(deps.db));
+/** The families' GET endpoints, built once (their batch loaders are shared by the plain and the express mounting). */
+interface FamilyRoutes {
+  ctx: RouteContext;
+  /** The chain family's GET endpoints (`chainRoutes`; express adds its POST). */
+  chain: GetRoute[];
+  /** Every other family's, in matching order: runes, names, accounts, contracts, search, PoX. */
+  rest: GetRoute[];
+}
+
+function familyRoutes(deps: ApiDeps): FamilyRoutes {
+  const limits = deps.pageLimits ?? DEFAULT_PAGE_LIMITS;
+  const ctx: RouteContext = { db: deps.db, limits, serverVersion: deps.serverVersion ?? SERVER_VERSION };
+  const nameLookups = nameLookupRoutes(deps.namesDb ? pooledNamesDb(deps.namesDb) : knexNamesDb(deps.db));
+  return {
+    ctx,
+    chain: chainRoutes(ctx),
+    rest: [
+      ...runesRoutes({ db: deps.runesDb ?? knexRunesDb(deps.db), limits: deps.pageLimits?.runes }),
+      ...nameRoutes(deps.db, nameLookups),
+      ...accountRoutes(deps.db, limits, accountLookupRoutes(deps.db)),
+      ...contractRoutes(deps.db),
+      ...searchRoutes(deps.db),
+      ...poxRoutes(deps.db),
+    ],
+  };
+}
+
+/** Every GET endpoint the api serves on plain node:http, in matching order (see `buildRequestListener`). */
+export function apiGetRoutes(deps: ApiDeps): GetRoute[] {
+  return plainList(familyRoutes(deps));
+}
+
+function plainList(families: FamilyRoutes): GetRoute[] {
+  return [...families.chain, ...families.rest];
 }
 
 /**
- * The api's request listener (what the process serves): the `/runes/v1` GET routes, the naming lookups
- * (`/v1/names/{name}`, `/v1/addresses/…`) and the STX balances and nonces (`accountLookupRoutes`) on plain node:http (see `plain-routes.ts`: express costs more CPU than
- * those queries), everything else through the express app of `buildApp`.
+ * The api's request listener (what the process serves): every family's GET endpoints on plain node:http, in the
+ * order express would match them (see `read-routes.ts`, ADR 0030: express costs more CPU per request than most of
+ * those reads); everything else (other methods, Rosetta, docs, health, metrics, unknown paths) through the express
+ * app of `buildApp`.
  */
 export function buildRequestListener(deps: ApiDeps): (req: IncomingMessage, res: ServerResponse) => void {
   const duration = durationHistogram(deps.metrics);
-  const runes = runesRoutes({ db: deps.runesDb ?? knexRunesDb(deps.db), limits: deps.pageLimits?.runes });
-  const names = nameLookups(deps);
-  const accounts = accountLookupRoutes(deps.db);
-  const app = createApp(deps, duration, runes, names, accounts);
-  const plain = plainRoutes([...runes, ...names, ...accounts], { logger: deps.logger, duration });
+  const families = familyRoutes(deps);
+  const app = createApp(deps, duration, families);
+  const plain = plainRoutes(plainList(families), { logger: deps.logger, duration });
   return (req, res) => {
     if (!plain(req, res)) app(req, res);
   };
 }
 
-function createApp(
-  deps: ApiDeps,
-  duration: DurationHistogram,
-  runes: GetRoute[],
-  names: GetRoute[],
-  accounts: GetRoute[],
-): Express {
+function createApp(deps: ApiDeps, duration: DurationHistogram, families: FamilyRoutes): Express {
   const limits = deps.pageLimits ?? DEFAULT_PAGE_LIMITS;
   const document = bundleOpenApi(loadSchemaSources(deps.schemasDir), limits);
-  const ctx: RouteContext = { db: deps.db, limits, serverVersion: deps.serverVersion ?? SERVER_VERSION };
 
   const app = express();
   app.disable('x-powered-by');
@@ -145,13 +163,8 @@ function createApp(
   // Rosetta answers every failure itself (HTTP 500 with a Rosetta Error, never a 4xx), so it comes before the others.
   app.use('/rosetta', rosettaRouter({ db: deps.db, logger: deps.logger, options: deps.rosetta ?? DEFAULT_ROSETTA_OPTIONS }));
   app.use(docsRouter(document));
-  app.use(chainRouter(ctx));
-  app.use(expressRouter(runes));
-  app.use(namesRouter(deps.db, names));
-  app.use(accountsRouter(deps.db, limits, accounts));
-  app.use(contractsRouter(deps.db));
-  app.use(searchRouter(deps.db));
-  app.use(poxRouter(deps.db));
+  app.use(chainRouter(families.ctx, families.chain));
+  app.use(expressRouter(families.rest));
   // The documented paths, for a method they do not take and for naming an undecodable parameter.
   const templates = pathTemplates(document);
   app.use(methodNotAllowed(templates));

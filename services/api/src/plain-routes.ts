@@ -20,23 +20,28 @@ import type { Logger } from 'pino';
 import type { Histogram } from 'prom-client';
 import { AppError, resolveRequestId, toErrorAnswer } from '@bda/common';
 import { translateDbError } from './db-errors';
+import { isFresh, REVALIDATE } from './http-cache';
 import { undecodableParamMessage } from './path-templates';
 
 export interface GetRoute {
   /** Express path: literal segments and `:name` parameters; also the `route` label of the duration histogram. */
   path: string;
   /**
-   * The 200 answer: its JSON text, or the text with headers and a validator; throws an `AppError` (or a database
-   * error) for anything else.
+   * The answer: its JSON text (a 200), or an answer with a status, headers, a validator; throws an `AppError` (or a
+   * database error) for a failure.
    */
-  handle(params: Record<string, string>, query: ParsedUrlQuery): Promise<string | GetAnswer>;
+  handle(params: Record<string, string>, query: ParsedUrlQuery, headers: IncomingHttpHeaders): Promise<string | GetAnswer>;
 }
 
-/** A 200 answer with more than its body. */
+/** An answer with more than a JSON body. */
 export interface GetAnswer {
-  /** The JSON text. */
+  /** The body (empty for a 304). */
   body: string;
-  /** Headers of the answer (`Warning` of a deprecated operation…). */
+  /** 200 when absent; 304 for an answer the client's copy still is (no body). */
+  status?: number;
+  /** `application/json; charset=utf-8` when absent; `''` for none (an answer without a body). */
+  contentType?: string;
+  /** Headers of the answer (`Warning` of a deprecated operation, a validator and its `Cache-Control`…). */
   headers?: Readonly<Record<string, string>>;
   /**
    * The answer's version (a chain read's tip, `chainTipETag`): sent as `ETag` with `Cache-Control: public, no-cache`
@@ -45,47 +50,43 @@ export interface GetAnswer {
   etag?: string;
 }
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** An answer with its validator applied: the headers to send, and whether the client's copy is current (a 304). */
+function resolveAnswer(
+  a: GetAnswer,
+  requestHeaders: IncomingHttpHeaders,
+): { status: number; headers: Readonly<Record<string, string>> } {
+  if (a.etag === undefined) return { status: a.status ?? 200, headers: a.headers ?? {} };
+  const headers = { ...a.headers, ETag: a.etag, 'Cache-Control': REVALIDATE };
+  return { status: isFresh(requestHeaders, a.etag) ? 304 : (a.status ?? 200), headers };
+}
+
 /** The routes as an express router (same handlers), for apps that mount them among other express routes. */
 export function expressRouter(routes: readonly GetRoute[]): Router {
   const router = express.Router();
   for (const route of routes) {
     router.get(route.path, async (req, res) => {
-      const answer = await route.handle(req.params as Record<string, string>, req.query as ParsedUrlQuery);
+      const answer = await route.handle(req.params as Record<string, string>, req.query as ParsedUrlQuery, req.headers);
       if (typeof answer === 'string') {
         res.type('application/json').send(answer);
         return;
       }
-      if (answer.headers) res.set(answer.headers);
-      if (answer.etag !== undefined) {
-        res.set('ETag', answer.etag).set('Cache-Control', REVALIDATE);
-        if (isFresh(req.headers, answer.etag)) {
-          res.status(304).end();
-          return;
-        }
+      const { status, headers } = resolveAnswer(answer, req.headers);
+      res.status(status).set(headers);
+      if (status === 304) {
+        res.end();
+        return;
       }
-      res.type('application/json').send(answer.body);
+      const type = answer.contentType ?? JSON_TYPE;
+      if (!type) {
+        res.end(answer.body);
+        return;
+      }
+      res.set('Content-Type', type).send(answer.body);
     });
   }
   return router;
-}
-
-/** The cache policy of an answer with a validator: clients may keep it, and must ask whether it is still current. */
-const REVALIDATE = 'public, no-cache';
-
-/**
- * Whether the client's copy is current (RFC 9110 §13.1.2, as express's `req.fresh` decides for a GET without
- * `Last-Modified`): `If-None-Match` is `*` or lists `etag` (weak comparison), and the request does not ask past
- * caches with `Cache-Control: no-cache`.
- */
-export function isFresh(headers: IncomingHttpHeaders, etag: string): boolean {
-  const header = headers['if-none-match'];
-  if (!header) return false;
-  const cacheControl = headers['cache-control'];
-  if (cacheControl && /(?:^|,)\s*no-cache\s*(?:,|$)/.test(cacheControl)) return false;
-  if (header.trim() === '*') return true;
-  const opaque = (tag: string) => (tag.startsWith('W/') ? tag.slice(2) : tag);
-  const ours = opaque(etag);
-  return header.split(',').some((tag) => opaque(tag.trim()) === ours);
 }
 
 export interface PlainRouteOptions {
@@ -94,7 +95,7 @@ export interface PlainRouteOptions {
   duration: Histogram<'method' | 'route' | 'status'>;
 }
 
-interface Compiled {
+export interface Compiled {
   route: GetRoute;
   re: RegExp;
   names: string[];
@@ -117,6 +118,46 @@ function compile(route: GetRoute): Compiled {
   return { route, re: new RegExp(`^${body}/?$`, 'i'), names };
 }
 
+/** The first two segments of a path, lower-cased (`/extended/v1`): the routes that can match it share them. */
+function bucketOf(rawPath: string): string {
+  // One trailing slash is allowed, as express allows it.
+  const path = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath;
+  const second = path.indexOf('/', 1);
+  if (second === -1) return path.toLowerCase();
+  const third = path.indexOf('/', second + 1);
+  return (third === -1 ? path : path.slice(0, third)).toLowerCase();
+}
+
+/**
+ * The first of `routes` (in their order, as express tries them) that matches a path, with the match; undefined when
+ * none does. Routes are grouped by their first two segments, which are literals in every route here, so a path is
+ * tried against its group only.
+ */
+export function routeMatcher(
+  routes: readonly GetRoute[],
+): (path: string) => { route: Compiled; match: RegExpExecArray } | undefined {
+  const buckets = new Map<string, Compiled[]>();
+  for (const route of routes) {
+    const [, first, second] = route.path.split('/');
+    if (first === undefined || first.startsWith(':') || second?.startsWith(':')) {
+      throw new Error(`plain route ${route.path}: its first two segments must be literals`);
+    }
+    const key = bucketOf(route.path);
+    const bucket = buckets.get(key) ?? [];
+    bucket.push(compile(route));
+    buckets.set(key, bucket);
+  }
+  return (path) => {
+    const bucket = buckets.get(bucketOf(path));
+    if (!bucket) return undefined;
+    for (const c of bucket) {
+      const match = c.re.exec(path);
+      if (match) return { route: c, match };
+    }
+    return undefined;
+  };
+}
+
 /**
  * A request listener for the routes: returns false (touching nothing) when the request is not a GET/HEAD of one
  * of them, so the caller can hand it to express.
@@ -125,23 +166,16 @@ export function plainRoutes(
   routes: readonly GetRoute[],
   opts: PlainRouteOptions,
 ): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const compiled = routes.map(compile);
-  // Every route here starts with one of these: a cheap test before the regular expressions.
-  const prefixes = [...new Set(routes.map((r) => r.path.split('/')[1]!.toLowerCase()))].map((p) => `/${p}`);
+  const match = routeMatcher(routes);
   return (req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
     const url = req.url ?? '';
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
-    const lower = path.slice(0, 32).toLowerCase();
-    if (!prefixes.some((p) => lower.startsWith(p))) return false;
-    for (const c of compiled) {
-      const m = c.re.exec(path);
-      if (!m) continue;
-      serve(req, res, c, m, q === -1 ? '' : url.slice(q + 1), path, opts);
-      return true;
-    }
-    return false;
+    const found = match(path);
+    if (!found) return false;
+    serve(req, res, found.route, found.match, q === -1 ? '' : url.slice(q + 1), path, opts);
+    return true;
   };
 }
 
@@ -171,23 +205,22 @@ function serve(
   try {
     const params: Record<string, string> = {};
     for (let i = 0; i < c.names.length; i++) params[c.names[i]!] = decodeParam(c.names[i]!, m[i + 1]!);
-    answer = c.route.handle(params, parseQuery(search));
+    answer = c.route.handle(params, parseQuery(search), req.headers);
   } catch (err) {
     answer = Promise.reject(err);
   }
   answer.then(
     (a) => {
-      if (typeof a === 'string') return writeJson(res, 200, a);
-      if (a.etag === undefined) return writeJson(res, 200, a.body, a.headers);
-      const headers = { ...a.headers, ETag: a.etag, 'Cache-Control': REVALIDATE };
-      if (isFresh(req.headers, a.etag)) return writeNotModified(res, headers);
-      writeJson(res, 200, a.body, headers);
+      if (typeof a === 'string') return writeBody(res, 200, JSON_TYPE, a);
+      const { status, headers } = resolveAnswer(a, req.headers);
+      if (status === 304) return writeNotModified(res, headers);
+      writeBody(res, status, a.contentType ?? JSON_TYPE, a.body, headers);
     },
     (err: unknown) => writeError(req, res, path, err, opts.logger),
   );
 }
 
-function writeNotModified(res: ServerResponse, headers: Record<string, string>): void {
+function writeNotModified(res: ServerResponse, headers: Readonly<Record<string, string>>): void {
   if (res.headersSent || res.destroyed) {
     res.destroy();
     return;
@@ -212,14 +245,20 @@ class ParamDecodeError extends AppError {
   readonly error = 'invalid_request';
 }
 
-function writeJson(res: ServerResponse, status: number, text: string, headers?: Readonly<Record<string, string>>): void {
+function writeBody(
+  res: ServerResponse,
+  status: number,
+  contentType: string,
+  text: string,
+  headers?: Readonly<Record<string, string>>,
+): void {
   if (res.headersSent || res.destroyed) {
     res.destroy();
     return;
   }
   if (headers) for (const name in headers) res.setHeader(name, headers[name]!);
   res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  if (contentType) res.setHeader('Content-Type', contentType);
   res.setHeader('Content-Length', Buffer.byteLength(text));
   res.end(text);
 }
@@ -229,5 +268,5 @@ function writeError(req: IncomingMessage, res: ServerResponse, path: string, err
   if (translated !== err) logger.warn({ err, method: req.method, path }, 'database unavailable');
   const answer = toErrorAnswer(translated);
   if (answer.unexpected) logger.error({ err: translated, method: req.method, path }, 'unhandled error');
-  writeJson(res, answer.status, JSON.stringify(answer.body), answer.headers);
+  writeBody(res, answer.status, JSON_TYPE, JSON.stringify(answer.body), answer.headers);
 }

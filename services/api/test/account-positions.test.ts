@@ -4,10 +4,10 @@
  * owners and nonces computed here from the fixtures' raw events and transactions (`support/account-ledger.ts` and the
  * NFT owners below), independently of the indexer. Every answer is validated against the documented schemas.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { expectMessage, testInfra } from '@bda/test-support';
-import { startApi, type ApiHarness } from './support/api-harness';
-import { accountLedger, type AccountLedger } from './support/account-ledger';
+import { describe, expect, it } from '@jest/globals';
+import { expectMessage } from '@bda/test-support';
+import type { AccountLedger } from './support/account-ledger';
+import { replayedAccounts } from './support/replayed-accounts';
 import { loadRecordedEvents } from './support/replayed-database';
 
 interface RawBlock {
@@ -85,25 +85,15 @@ const FIXTURES = ['mainnet-out-of-order-microblock.tsv', 'fuzzed-transactions-1.
 
 for (const fixture of FIXTURES) {
   describe(`v3 principal positions after replaying ${fixture}`, () => {
-    let api: ApiHarness;
-    let ledger: AccountLedger;
-
-    beforeAll(async () => {
-      ledger = accountLedger(fixture);
-      api = await startApi(testInfra().databaseUrl, { fixture });
-    }, 300_000);
-
-    afterAll(async () => {
-      await api?.close();
-    });
+    const replayed = replayedAccounts(fixture);
 
     it('lists every principal’s positive FT balances largest first, whole and walked by cursor', async () => {
-      for (const p of ledger.principals) {
-        const want = [...ledger.tokensAt(p, 'ft')]
+      for (const p of replayed.ledger.principals) {
+        const want = [...replayed.ledger.tokensAt(p, 'ft')]
           .filter(([, v]) => v > 0n)
           .sort(([a, x], [b, y]) => (x === y ? (a < b ? -1 : 1) : x > y ? -1 : 1))
           .map(([asset_identifier, v]) => ({ asset_identifier, balance: v.toString() }));
-        const { status, body, headers } = await api.get(`/extended/v3/principals/${p}/balances/ft?limit=200`);
+        const { status, body, headers } = await replayed.api.get(`/extended/v3/principals/${p}/balances/ft?limit=200`);
         expectMessage(p, () => expect(status).toBe(200));
         expect(headers.get('warning')).toBeNull();
         expectMessage(p, () => expect(body).toMatchObject({ total: want.length, limit: 200, results: want }));
@@ -116,40 +106,43 @@ for (const fixture of FIXTURES) {
           const q: string = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
           const page: {
             body: { results: unknown[]; cursor: { next: string | null; previous: string | null; current: string | null } };
-          } = await api.get(`/extended/v3/principals/${p}/balances/ft?limit=1${q}`);
+          } = await replayed.api.get(`/extended/v3/principals/${p}/balances/ft?limit=1${q}`);
           if (walked.length > 0) expect(page.body.cursor.previous).not.toBeNull();
           walked.push(...page.body.results);
           cursor = page.body.cursor.next;
         } while (cursor !== null);
         expect(walked).toEqual(want);
-        for (const [asset, v] of ledger.tokensAt(p, 'ft')) {
-          const one = await api.get(`/extended/v3/principals/${p}/balances/ft/${asset}`);
+        for (const [asset, v] of replayed.ledger.tokensAt(p, 'ft')) {
+          const one = await replayed.api.get(`/extended/v3/principals/${p}/balances/ft/${asset}`);
           expect(one.body).toEqual({ asset_identifier: asset, balance: v.toString() });
         }
       }
-      const p = [...ledger.principals][0]!;
-      const none = await api.get(
+      const p = [...replayed.ledger.principals][0]!;
+      const none = await replayed.api.get(
         `/extended/v3/principals/${p}/balances/ft/SP466FNC0P7JWTNM2R9T199QRZN1MYEDTAR0KP27.nothing::none`,
       );
       expect(none.body).toEqual({ asset_identifier: 'SP466FNC0P7JWTNM2R9T199QRZN1MYEDTAR0KP27.nothing::none', balance: '0' });
-      const bad = await api.get(`/extended/v3/principals/${p}/balances/ft?cursor=abc`);
+      const bad = await replayed.api.get(`/extended/v3/principals/${p}/balances/ft?cursor=abc`);
       expect(bad.status).toBe(400);
       expect(bad.body.message).toMatch(/cursor/);
-      const badAsset = await api.get(`/extended/v3/principals/${p}/balances/ft/not-an-asset`);
+      const badAsset = await replayed.api.get(`/extended/v3/principals/${p}/balances/ft/not-an-asset`);
       expect(badAsset.status).toBe(400);
     });
 
     it('lists the NFT values every principal holds now, as the raw mints, transfers and burns leave them', async () => {
-      const owners = nftOwners(fixture, ledger);
+      const owners = nftOwners(fixture, replayed.ledger);
       if (fixture === 'mainnet-out-of-order-microblock.tsv') expect(owners.size).toBeGreaterThan(2);
-      const holders = new Set([...ledger.principals, ...[...owners.values()].flatMap((o) => (o.owner ? [o.owner] : []))]);
+      const holders = new Set([
+        ...replayed.ledger.principals,
+        ...[...owners.values()].flatMap((o) => (o.owner ? [o.owner] : [])),
+      ]);
       let walkedSome = false;
       for (const p of holders) {
         const want = [...owners.values()]
           .filter((o) => o.owner === p)
           .sort((a, b) => (a.asset === b.asset ? (a.value < b.value ? -1 : 1) : a.asset < b.asset ? -1 : 1))
           .map((o) => [o.asset, o.value]);
-        const { status, body } = await api.get(`/extended/v3/principals/${p}/balances/nft?limit=200`);
+        const { status, body } = await replayed.api.get(`/extended/v3/principals/${p}/balances/nft?limit=200`);
         expectMessage(p, () => expect(status).toBe(200));
         expectMessage(p, () => expect(body.total).toBe(want.length));
         expectMessage(p, () =>
@@ -165,7 +158,7 @@ for (const fixture of FIXTURES) {
             const q: string = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
             const page: {
               body: { results: Array<{ asset_identifier: string; value: { hex: string } }>; cursor: { next: string | null } };
-            } = await api.get(`/extended/v3/principals/${p}/balances/nft?limit=1${q}`);
+            } = await replayed.api.get(`/extended/v3/principals/${p}/balances/nft?limit=1${q}`);
             walked.push(...page.body.results.map((r) => [r.asset_identifier, r.value.hex]));
             cursor = page.body.cursor.next;
           } while (cursor !== null);
@@ -176,7 +169,7 @@ for (const fixture of FIXTURES) {
     });
 
     it('lists NFT holdings, the history of every NFT value, the mints of every class and every token’s holders', async () => {
-      const events = nftEvents(fixture, ledger);
+      const events = nftEvents(fixture, replayed.ledger);
       const newestFirst = (a: NftEvent, b: NftEvent) => b.height - a.height || b.eventIndex - a.eventIndex;
       // Holdings: the values each principal was left holding by its newest event, newest acquired first.
       const last = new Map<string, NftEvent>();
@@ -184,7 +177,7 @@ for (const fixture of FIXTURES) {
       const held = [...last.values()].filter((e) => e.type !== 'nft_burn_event');
       for (const p of new Set(held.map((e) => e.recipient!))) {
         const want = held.filter((e) => e.recipient === p).sort(newestFirst);
-        const { status, body, headers } = await api.get(`/extended/v1/tokens/nft/holdings?principal=${p}&limit=200`);
+        const { status, body, headers } = await replayed.api.get(`/extended/v1/tokens/nft/holdings?principal=${p}&limit=200`);
         expectMessage(p, () => expect(status).toBe(200));
         expect(headers.get('warning')).toMatch(/^299 /);
         expectMessage(p, () =>
@@ -196,7 +189,7 @@ for (const fixture of FIXTURES) {
             ]),
           ).toEqual(want.map((e) => [e.asset, e.value, e.txId])),
         );
-        const withTx = await api.get(
+        const withTx = await replayed.api.get(
           `/extended/v1/tokens/nft/holdings?principal=${p}&tx_metadata=true&asset_identifiers=${want[0]!.asset}`,
         );
         expect(withTx.body.results.map((r: { tx: { tx_id: string } }) => r.tx.tx_id)).toEqual(
@@ -207,7 +200,9 @@ for (const fixture of FIXTURES) {
       for (const key of new Set(events.map((e) => `${e.asset} ${e.value}`))) {
         const [asset, value] = key.split(' ') as [string, string];
         const want = events.filter((e) => e.asset === asset && e.value === value).sort(newestFirst);
-        const { status, body } = await api.get(`/extended/v1/tokens/nft/history?asset_identifier=${asset}&value=${value}`);
+        const { status, body } = await replayed.api.get(
+          `/extended/v1/tokens/nft/history?asset_identifier=${asset}&value=${value}`,
+        );
         expectMessage(key, () => expect(status).toBe(200));
         expectMessage(key, () =>
           expect(
@@ -226,7 +221,7 @@ for (const fixture of FIXTURES) {
       // Mints of every class.
       for (const asset of new Set(events.map((e) => e.asset))) {
         const want = events.filter((e) => e.asset === asset && e.type === 'nft_mint_event').sort(newestFirst);
-        const { body } = await api.get(`/extended/v1/tokens/nft/mints?asset_identifier=${asset}&tx_metadata=true`);
+        const { body } = await replayed.api.get(`/extended/v1/tokens/nft/mints?asset_identifier=${asset}&tx_metadata=true`);
         expectMessage(asset, () =>
           expect(
             body.results.map((r: { recipient: string; value: { hex: string }; tx: { tx_id: string } }) => [
@@ -240,15 +235,15 @@ for (const fixture of FIXTURES) {
       }
       if (fixture === 'mainnet-out-of-order-microblock.tsv') expect(events.some((e) => e.type === 'nft_mint_event')).toBe(true);
       // Holders of every fungible token and of STX: largest first, with the sum of the balances.
-      const tokens = new Set([...ledger.principals].flatMap((p) => [...ledger.tokensAt(p, 'ft').keys()]));
+      const tokens = new Set([...replayed.ledger.principals].flatMap((p) => [...replayed.ledger.tokensAt(p, 'ft').keys()]));
       const byBalance = (a: [string, bigint], b: [string, bigint]) =>
         a[1] === b[1] ? (a[0] < b[0] ? -1 : 1) : a[1] > b[1] ? -1 : 1;
       for (const token of tokens) {
-        const want = [...ledger.principals]
-          .filter((p) => ledger.tokensAt(p, 'ft').has(token))
-          .map((p): [string, bigint] => [p, ledger.tokensAt(p, 'ft').get(token)!])
+        const want = [...replayed.ledger.principals]
+          .filter((p) => replayed.ledger.tokensAt(p, 'ft').has(token))
+          .map((p): [string, bigint] => [p, replayed.ledger.tokensAt(p, 'ft').get(token)!])
           .sort(byBalance);
-        const { status, body } = await api.get(`/extended/v1/tokens/ft/${token}/holders`);
+        const { status, body } = await replayed.api.get(`/extended/v1/tokens/ft/${token}/holders`);
         expectMessage(token, () => expect(status).toBe(200));
         expectMessage(token, () =>
           expect(body).toMatchObject({
@@ -258,32 +253,32 @@ for (const fixture of FIXTURES) {
           }),
         );
       }
-      const stx = [...ledger.principals]
-        .map((p): [string, bigint] => [p, ledger.stxAt(p).balance])
+      const stx = [...replayed.ledger.principals]
+        .map((p): [string, bigint] => [p, replayed.ledger.stxAt(p).balance])
         .filter(([, v]) => v !== 0n)
         .sort(byBalance);
-      const { body: stxBody } = await api.get(`/extended/v1/tokens/ft/stx/holders?limit=200`);
+      const { body: stxBody } = await replayed.api.get(`/extended/v1/tokens/ft/stx/holders?limit=200`);
       expect(stxBody.total_supply).toBe(stx.reduce((s, [, v]) => s + v, 0n).toString());
       expect(
         stxBody.results
           .filter((r: { balance: string }) => r.balance !== '0')
           .map((r: { address: string; balance: string }) => [r.address, r.balance]),
       ).toEqual(stx.map(([p, v]) => [p, v.toString()]));
-      const bad = await api.get(`/extended/v1/tokens/nft/history?asset_identifier=nope&value=0x01`);
+      const bad = await replayed.api.get(`/extended/v1/tokens/nft/history?asset_identifier=nope&value=0x01`);
       expect(bad.status).toBe(400);
-      const missing = await api.get(`/extended/v1/tokens/nft/holdings`);
+      const missing = await replayed.api.get(`/extended/v1/tokens/nft/holdings`);
       expect(missing.status).toBe(400);
       expect(missing.body.message).toMatch(/principal/);
     });
 
     it('answers every address’s nonces as the raw transactions and the v1 endpoint give them, and 400 for a contract', async () => {
-      for (const p of ledger.principals) {
+      for (const p of replayed.ledger.principals) {
         if (p.includes('.')) continue;
-        const { status, body } = await api.get(`/extended/v3/principals/${p}/nonces`);
+        const { status, body } = await replayed.api.get(`/extended/v3/principals/${p}/nonces`);
         expectMessage(p, () => expect(status).toBe(200));
-        const last = ledger.nonceAt(p);
+        const last = replayed.ledger.nonceAt(p);
         expectMessage(p, () => expect(body.last_confirmed_nonce).toBe(last === null ? null : Number(last)));
-        const v1 = await api.get(`/extended/v1/address/${p}/nonces`);
+        const v1 = await replayed.api.get(`/extended/v1/address/${p}/nonces`);
         expectMessage(p, () =>
           expect(body).toEqual({
             next_nonce: v1.body.possible_next_nonce,
@@ -296,7 +291,7 @@ for (const fixture of FIXTURES) {
           }),
         );
       }
-      const contract = await api.get(`/extended/v3/principals/SP000000000000000000002Q6VF78.pox-4/nonces`);
+      const contract = await replayed.api.get(`/extended/v3/principals/SP000000000000000000002Q6VF78.pox-4/nonces`);
       expect(contract.status).toBe(400);
       expect(contract.body.message).toMatch(/principal/);
     });

@@ -1,2 +1,2 @@
-export { accountsRouter } from './accounts-router';
+export { accountRoutes } from './account-routes';
 export { accountLookupRoutes } from './routes/account-lookup-routes';

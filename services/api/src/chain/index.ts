@@ -1,2 +1,2 @@
-export { chainRouter } from './chain-router';
+export { chainRouter, chainRoutes } from './chain-router';
 export type { RouteContext } from './routes/context';

@@ -1,1 +1,1 @@
-export { contractsRouter } from './contracts-router';
+export { contractRoutes } from './routes/contracts';

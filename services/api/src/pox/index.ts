@@ -1,1 +1,1 @@
-export { poxRouter } from './pox-router';
+export { poxRoutes } from './pox-routes';

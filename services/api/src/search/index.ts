@@ -1,1 +1,1 @@
-export { searchRouter } from './search-router';
+export { searchRoutes } from './routes/search';

@@ -8,7 +8,8 @@ import { StxBalanceLoader } from '../datastore/stx-balance';
 import { nonceGap, toAddressNoncesResponse, type AddressNoncesResponse } from '../mappers/nonces';
 import { toPrincipalStxBalanceResponse } from '../mappers/principal-stx-balance';
 import { toAddressStxBalanceResponse, toStxBalanceResponse } from '../mappers/stx-balance';
-import { DEPRECATED_HEADERS, parseUntilBlock } from './account-params';
+import { parseUntilBlock } from './account-params';
+import { DEPRECATED_HEADERS } from '../../deprecated';
 
 /**
  * The account reads a wallet makes before anything else, as routes the api serves on plain node:http

@@ -1,4 +1,3 @@
-import type { Response } from 'express';
 import type { Knex } from 'knex';
 import { InputError, NotFoundError } from '@bda/common';
 import { echo, MAX_BLOCK_HEIGHT, queryBoolean, queryInt, queryString } from '../../params';
@@ -32,14 +31,6 @@ export async function parseUntilBlock(db: Knex, query: Record<string, unknown>):
     throw new InputError(`query parameter until_block: ${echo(raw)} is not a block height (an integer from 1) or a block hash`);
   }
   return Number(raw);
-}
-
-/** The reference API's header on the operations it marks deprecated (RFC 7234 warn-code 299, its default text). */
-export const DEPRECATED_HEADERS: Readonly<Record<string, string>> = { Warning: '299 - "Deprecated: Endpoint is deprecated"' };
-
-/** `DEPRECATED_HEADERS` on an express answer. */
-export function markDeprecated(res: Response): void {
-  res.set(DEPRECATED_HEADERS);
 }
 
 /**

@@ -1,4 +1,5 @@
-import express, { type Router } from 'express';
+import type { GetRoute } from '../../plain-routes';
+import { ReadRoutes } from '../../read-routes';
 import type { Knex } from 'knex';
 import { NotFoundError } from '@bda/common';
 import type { PageLimits } from '../../env';
@@ -9,14 +10,15 @@ import { toEventResponses } from '../../chain/mappers/event';
 import { toMempoolTransactionResponse, withoutFunctionArgs } from '../../chain/mappers/tx';
 import { getAddressAssets } from '../datastore/address-assets';
 import { getInboundStxTransfers } from '../datastore/stx-inbound';
-import { markDeprecated, parseHeightRange, parseUntilBlock } from './account-params';
+import { parseHeightRange, parseUntilBlock } from './account-params';
+import { markDeprecated } from '../../deprecated';
 
 /**
  * `/extended/v1/address/{principal}/assets` (its asset events and STX locks), `/stx_inbound` (STX transfers to it with
  * their memos) and `/mempool` (its pending transactions), all deprecated by the reference API.
  */
-export function addressActivityRoutes(db: Knex, limits: PageLimits): Router {
-  const router = express.Router();
+export function addressActivityRoutes(db: Knex, limits: PageLimits): GetRoute[] {
+  const router = new ReadRoutes();
 
   router.get('/extended/v1/address/:principal/assets', async (req, res) => {
     const principal = parsePrincipal(req.params.principal);
@@ -68,5 +70,5 @@ export function addressActivityRoutes(db: Knex, limits: PageLimits): Router {
     });
   });
 
-  return router;
+  return router.routes;
 }

@@ -1,4 +1,5 @@
-import express, { type Router } from 'express';
+import type { GetRoute } from '../../plain-routes';
+import { ReadRoutes } from '../../read-routes';
 import type { Knex } from 'knex';
 import { InputError, NotFoundError } from '@bda/common';
 import type { PageLimits } from '../../env';
@@ -6,7 +7,7 @@ import { respondNotModifiedIfFresh } from '../../http-cache';
 import { echo, parsePage, parsePrincipal, parseTxId, queryBoolean, queryString } from '../../params';
 import { blockHeightOf, getAddressTransactions, getAddressTxEvents } from '../datastore/address-transactions';
 import { toAddressTransactionEventResponse, toAddressTransactionResponse, txCursor } from '../mappers/txs-with-transfers';
-import { markDeprecated } from './account-params';
+import { markDeprecated } from '../../deprecated';
 
 /** `<index block hash>:<microblock sequence>:<tx index>`, as the list's cursors are written. */
 const CURSOR = /^(0x[0-9a-fA-F]{64}):([0-9]{1,10}):([0-9]{1,10})$/;
@@ -16,8 +17,8 @@ const CURSOR = /^(0x[0-9a-fA-F]{64}):([0-9]{1,10}):([0-9]{1,10})$/;
  * its asset events of each kind; cursor or offset paging) and `/transactions/{tx_id}/events` (its asset events in one
  * transaction). Both deprecated by the reference API.
  */
-export function addressTransactionsRoutes(db: Knex, limits: PageLimits): Router {
-  const router = express.Router();
+export function addressTransactionsRoutes(db: Knex, limits: PageLimits): GetRoute[] {
+  const router = new ReadRoutes();
 
   router.get('/extended/v2/addresses/:address/transactions', async (req, res) => {
     const principal = parsePrincipal(req.params.address, 'address');
@@ -68,5 +69,5 @@ export function addressTransactionsRoutes(db: Knex, limits: PageLimits): Router 
     res.json({ ...page, total, results: events.map(toAddressTransactionEventResponse) });
   });
 
-  return router;
+  return router.routes;
 }

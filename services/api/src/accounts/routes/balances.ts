@@ -1,15 +1,17 @@
-import express, { type Router } from 'express';
+import type { GetRoute } from '../../plain-routes';
+import { ReadRoutes } from '../../read-routes';
 import type { Knex } from 'knex';
 import { NotFoundError } from '@bda/common';
 import { parsePrincipal } from '../../params';
 import { getStxBalance } from '../datastore/stx-balance';
 import { getTokenBalanceMapsJson } from '../datastore/token-balances';
 import { toAddressStxBalanceResponse } from '../mappers/stx-balance';
-import { markDeprecated, parseUntilBlock } from './account-params';
+import { parseUntilBlock } from './account-params';
+import { markDeprecated } from '../../deprecated';
 
 /** `/extended/v1/address/{principal}/balances`: STX, every FT and NFT count, at the tip or at `until_block`. */
-export function balancesRoutes(db: Knex): Router {
-  const router = express.Router();
+export function balancesRoutes(db: Knex): GetRoute[] {
+  const router = new ReadRoutes();
   router.get('/extended/v1/address/:principal/balances', async (req, res) => {
     const principal = parsePrincipal(req.params.principal);
     const until = await parseUntilBlock(db, req.query);
@@ -23,5 +25,5 @@ export function balancesRoutes(db: Knex): Router {
     const stx = JSON.stringify(toAddressStxBalanceResponse(balance, until === null ? pending : null));
     res.type('application/json').send(`{"stx":${stx},"fungible_tokens":${tokens.ft},"non_fungible_tokens":${tokens.nft}}`);
   });
-  return router;
+  return router.routes;
 }

@@ -1,9 +1,10 @@
-import express, { type Router } from 'express';
+import type { GetRoute } from '../../plain-routes';
+import { ReadRoutes } from '../../read-routes';
 import type { Knex } from 'knex';
 import { InputError } from '@bda/common';
 import { echo, parsePage, parsePrincipal } from '../../params';
 import { getFtBalance, getTokenBalancePage } from '../datastore/token-balances';
-import { markDeprecated } from './account-params';
+import { markDeprecated } from '../../deprecated';
 
 /** Page sizes of FT balance lists, as the reference API's (`limit` 1–200, 100 when absent). */
 const FT_BALANCE_LIMITS = { default: 100, max: 200 };
@@ -12,8 +13,8 @@ const FT_BALANCE_LIMITS = { default: 100, max: 200 };
 const ASSET_IDENTIFIER = /^[A-Z0-9]{28,41}\.[a-zA-Z]([a-zA-Z0-9]|[-_]){0,127}::[a-zA-Z0-9\-_!?+<>=/*]{1,128}$/;
 
 /** `/extended/v2/addresses/{principal}/balances/ft` (a page, asset order) and `/balances/ft/{token}`. */
-export function ftBalanceRoutes(db: Knex): Router {
-  const router = express.Router();
+export function ftBalanceRoutes(db: Knex): GetRoute[] {
+  const router = new ReadRoutes();
 
   router.get('/extended/v2/addresses/:principal/balances/ft', async (req, res) => {
     const principal = parsePrincipal(req.params.principal);
@@ -39,5 +40,5 @@ export function ftBalanceRoutes(db: Knex): Router {
     res.json({ balance });
   });
 
-  return router;
+  return router.routes;
 }

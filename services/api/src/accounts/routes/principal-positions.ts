@@ -1,4 +1,5 @@
-import express, { type Router } from 'express';
+import type { GetRoute } from '../../plain-routes';
+import { ReadRoutes } from '../../read-routes';
 import type { Knex } from 'knex';
 import { InputError } from '@bda/common';
 import { clarityValueView } from '../../codec';
@@ -43,8 +44,8 @@ function cursors<T>(rows: T[], before: T | null, limit: number, encode: (r: T) =
  * first), `/balances/ft/{asset_identifier}`, and `/balances/nft` (the values held now).
  * (`/nonces`: `accountLookupRoutes`.)
  */
-export function principalPositionsRoutes(db: Knex): Router {
-  const router = express.Router();
+export function principalPositionsRoutes(db: Knex): GetRoute[] {
+  const router = new ReadRoutes();
 
   router.get('/extended/v3/principals/:principal/balances/ft', async (req, res) => {
     const principal = parsePrincipal(req.params.principal);
@@ -83,5 +84,5 @@ export function principalPositionsRoutes(db: Knex): Router {
     });
   });
 
-  return router;
+  return router.routes;
 }

@@ -1,18 +1,19 @@
-import express, { type Router } from 'express';
+import type { GetRoute } from '../../plain-routes';
+import { ReadRoutes } from '../../read-routes';
 import type { Knex } from 'knex';
 import { MAX_BLOCK_HEIGHT, queryBoolean, queryInt, queryString } from '../../params';
 import { respondNotModifiedIfFresh } from '../../http-cache';
 import { getStxSupply } from '../datastore/v3-transactions';
 import { microStxToStx, toStxSupplyLegacyResponse, toStxSupplyResponse, toStxSupplyV3Response } from '../mappers/stx-supply';
-import { markDeprecated } from './account-params';
+import { markDeprecated } from '../../deprecated';
 
 /**
  * The STX supply from the indexer's running totals (migration 071, one index read): `/extended/v1/stx_supply`
  * (at `height` or the tip), `/total/plain`, `/circulating/plain`, `/legacy_format` (all deprecated by the reference
  * API, `Warning: 299`), and their successor `/extended/v3/tokens/stx/supply` (micro-STX).
  */
-export function stxSupplyRoutes(db: Knex): Router {
-  const router = express.Router();
+export function stxSupplyRoutes(db: Knex): GetRoute[] {
+  const router = new ReadRoutes();
 
   /** `height` (from 0; the tip without it) and `unanchored` (checked, and the tip: no microblock state is kept). */
   function heightOf(query: Record<string, unknown>): number | null {
@@ -54,5 +55,5 @@ export function stxSupplyRoutes(db: Knex): Router {
     res.json(toStxSupplyV3Response(supply));
   });
 
-  return router;
+  return router.routes;
 }

@@ -1,4 +1,5 @@
-import express, { type Router } from 'express';
+import type { GetRoute } from '../../plain-routes';
+import { ReadRoutes } from '../../read-routes';
 import type { Knex } from 'knex';
 import { InputError } from '@bda/common';
 import type { DbTxRow } from '../../chain/datastore/txs';
@@ -7,7 +8,7 @@ import { clarityValueView } from '../../codec';
 import { echo, parsePage, parsePrincipal, queryBoolean, queryString } from '../../params';
 import { getNftHistory, getNftHoldings, getNftMints, getTokenHolders, type DbNftItemWithTx } from '../datastore/tokens';
 import type { ContractAbis } from '../../chain/datastore/contract-abis';
-import { markDeprecated } from './account-params';
+import { markDeprecated } from '../../deprecated';
 
 /** Page sizes of the token lists, as the reference API's (`limit` 0–200, 50 when absent or 0). */
 const TOKEN_LIMITS = { default: 50, max: 200 };
@@ -55,8 +56,8 @@ const ACTIONS: Record<string, string> = { nft_transfer_event: 'transfer', nft_mi
  * API), `/nft/history` (the events of one NFT value), `/nft/mints` (the mints of one class) and `/ft/{token}/holders`
  * (every holder of a fungible token, or of STX, largest first).
  */
-export function tokenRoutes(db: Knex): Router {
-  const router = express.Router();
+export function tokenRoutes(db: Knex): GetRoute[] {
+  const router = new ReadRoutes();
 
   router.get('/extended/v1/tokens/nft/holdings', async (req, res) => {
     // Every parameter given is checked before a missing one is named: the first error names a parameter sent.
@@ -137,5 +138,5 @@ export function tokenRoutes(db: Knex): Router {
     });
   });
 
-  return router;
+  return router.routes;
 }

@@ -1,4 +1,5 @@
-import express, { type Router } from 'express';
+import type { GetRoute } from '../../plain-routes';
+import { ReadRoutes } from '../../read-routes';
 import type { Knex } from 'knex';
 import { NotFoundError } from '@bda/common';
 import type { PageLimits } from '../../env';
@@ -6,14 +7,15 @@ import { respondNotModifiedIfFresh } from '../../http-cache';
 import { parsePage, parsePrincipal, parseTxId } from '../../params';
 import { getTxsWithTransfers, getTxWithTransfers } from '../datastore/txs-with-transfers';
 import { toTxWithTransfersResponse } from '../mappers/txs-with-transfers';
-import { markDeprecated, parseHeightRange } from './account-params';
+import { parseHeightRange } from './account-params';
+import { markDeprecated } from '../../deprecated';
 
 /**
  * `/extended/v1/address/{principal}/transactions_with_transfers` (a page of its transactions, each with the STX, FT
  * and NFT transfers it sent or received in it) and `/{tx_id}/with_transfers` (one of them, STX transfers only).
  */
-export function txsWithTransfersRoutes(db: Knex, limits: PageLimits): Router {
-  const router = express.Router();
+export function txsWithTransfersRoutes(db: Knex, limits: PageLimits): GetRoute[] {
+  const router = new ReadRoutes();
 
   router.get('/extended/v1/address/:principal/transactions_with_transfers', async (req, res) => {
     const principal = parsePrincipal(req.params.principal);
@@ -36,5 +38,5 @@ export function txsWithTransfersRoutes(db: Knex, limits: PageLimits): Router {
     res.json(toTxWithTransfersResponse(principal, row, abis, { tokens: false }));
   });
 
-  return router;
+  return router.routes;
 }

@@ -1,4 +1,5 @@
-import express, { type Request, type Router } from 'express';
+import type { GetRoute } from '../../plain-routes';
+import { ReadRoutes, type ReadRequest } from '../../read-routes';
 import type { Knex } from 'knex';
 import { InputError, NotFoundError } from '@bda/common';
 import type { PageLimits } from '../../env';
@@ -31,7 +32,7 @@ import { toTransactionSummaryResponse, TX_INCLUDE_FIELDS, type TxIncludeField } 
 const INT4_MAX = 2_147_483_647;
 
 /** `limit` of a v3 cursor list: 1…max (the reference's v3 lists take no 0), default as configured. */
-function v3Limit(req: Request, limits: { default: number; max: number }): number {
+function v3Limit(req: ReadRequest, limits: { default: number; max: number }): number {
   return queryInt(req.query, 'limit', { default: limits.default, min: 1, max: limits.max });
 }
 
@@ -42,7 +43,7 @@ function int4(raw: string, what: string): number {
 }
 
 /** `<block height>:<microblock sequence>:<tx index>`, as the v3 transaction lists write their cursors. */
-function txCursor(req: Request): TxPosition | null {
+function txCursor(req: ReadRequest): TxPosition | null {
   const raw = queryString(req.query, 'cursor');
   if (raw === undefined) return null;
   const m = /^([0-9]+):([0-9]+):([0-9]+)$/.exec(raw);
@@ -52,7 +53,7 @@ function txCursor(req: Request): TxPosition | null {
 }
 
 /** `<receipt time>:<tx id>`, as the v3 mempool lists write their cursors. */
-function mempoolCursor(req: Request): MempoolCursor | null {
+function mempoolCursor(req: ReadRequest): MempoolCursor | null {
   const raw = queryString(req.query, 'cursor');
   if (raw === undefined) return null;
   const m = /^([0-9]{1,15}):((0x)?[0-9a-fA-F]{64})$/.exec(raw);
@@ -64,7 +65,7 @@ function mempoolCursor(req: Request): MempoolCursor | null {
  * A list-valued query parameter given repeated (`?a=x&a=y`) or comma-separated (`?a=x,y`), as the reference's v3
  * operations take `include` and `tx_id`.
  */
-function queryList(req: Request, name: string): string[] | undefined {
+function queryList(req: ReadRequest, name: string): string[] | undefined {
   const v = req.query[name];
   if (v === undefined) return undefined;
   const parts = (Array.isArray(v) ? v : [v]).flatMap((p) => {
@@ -74,7 +75,7 @@ function queryList(req: Request, name: string): string[] | undefined {
   return parts;
 }
 
-function includeFields(req: Request): TxIncludeField[] {
+function includeFields(req: ReadRequest): TxIncludeField[] {
   const raw = queryList(req, 'include') ?? [];
   const seen = new Set<string>();
   for (const f of raw) {
@@ -94,8 +95,8 @@ function includeFields(req: Request): TxIncludeField[] {
  * Cursor paging as the reference computes it (`cursor.next` is the next page's first row, `previous` the previous
  * page's, `current` this page's).
  */
-export function v3TransactionRoutes(db: Knex, limits: PageLimits): Router {
-  const router = express.Router();
+export function v3TransactionRoutes(db: Knex, limits: PageLimits): GetRoute[] {
+  const router = new ReadRoutes();
 
   router.get('/extended/v3/transactions', async (req, res) => {
     const limit = v3Limit(req, limits.tx);
@@ -218,7 +219,7 @@ export function v3TransactionRoutes(db: Knex, limits: PageLimits): Router {
     res.json(cursorPage(page, limit, balanceChangeCursorOf, (r) => toBalanceChangeResponse(r, true)));
   });
 
-  return router;
+  return router.routes;
 }
 
 function mempoolPage(limit: number, page: Awaited<ReturnType<typeof getMempoolSummaries>>): CursorPageResponse<unknown> {

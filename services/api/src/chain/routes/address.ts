@@ -1,4 +1,5 @@
-import express, { type Router } from 'express';
+import type { GetRoute } from '../../plain-routes';
+import { ReadRoutes } from '../../read-routes';
 import { InputError, NotFoundError } from '@bda/common';
 import type { AddressTransactionsListResponse } from '../../api-types';
 import { getAddressHistory, type HeightRange } from '../datastore/address-txs';
@@ -16,8 +17,8 @@ import {
 import type { RouteContext } from './context';
 
 /** `/extended/v1/address/{principal}/transactions`: the principal's canonical history from the read model. */
-export function addressRouter(ctx: RouteContext): Router {
-  const router = express.Router();
+export function addressRoutes(ctx: RouteContext): GetRoute[] {
+  const router = new ReadRoutes();
 
   router.get('/extended/v1/address/:principal/transactions', async (req, res) => {
     const principal = parsePrincipal(req.params.principal);
@@ -52,5 +53,5 @@ export function addressRouter(ctx: RouteContext): Router {
     res.json(body);
   });
 
-  return router;
+  return router.routes;
 }

@@ -1,4 +1,5 @@
-import express, { type Router } from 'express';
+import type { GetRoute } from '../../plain-routes';
+import { ReadRoutes } from '../../read-routes';
 import { InputError, NotFoundError } from '@bda/common';
 import { respondNotModifiedIfFresh } from '../../http-cache';
 import { echo, parseHeightOrHash, parsePage, queryInt, queryString, type BlockRef } from '../../params';
@@ -45,8 +46,8 @@ function summaryKey(ref: BlockRef): SummaryBlockKey {
  * summaries, cursor-paged from the newest transaction down) and `/extended/v2/blocks/{height_or_hash}/signer-signatures`
  * (a Nakamoto block's signer signatures, offset-paged).
  */
-export function blockExtrasRouter(ctx: RouteContext): Router {
-  const router = express.Router();
+export function blockExtrasRoutes(ctx: RouteContext): GetRoute[] {
+  const router = new ReadRoutes();
 
   router.get('/extended/v3/blocks/:height_or_hash/transactions', async (req, res) => {
     const ref = parseHeightOrHash(req.params.height_or_hash, 'height_or_hash', { allowLatest: true });
@@ -85,5 +86,5 @@ export function blockExtrasRouter(ctx: RouteContext): Router {
     });
   });
 
-  return router;
+  return router.routes;
 }

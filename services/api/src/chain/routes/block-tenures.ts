@@ -1,4 +1,5 @@
-import express, { type Router } from 'express';
+import type { GetRoute } from '../../plain-routes';
+import { ReadRoutes } from '../../read-routes';
 import { NotFoundError } from '@bda/common';
 import type { BlockListResponse } from '../../api-types';
 import { respondNotModifiedIfFresh } from '../../http-cache';
@@ -9,8 +10,8 @@ import { parseHeightParam } from './chain-params';
 import type { RouteContext } from './context';
 
 /** `/extended/v2/block-tenures/{tenure_height}/blocks`: a Nakamoto tenure's canonical blocks with cursors. */
-export function blockTenuresRouter(ctx: RouteContext): Router {
-  const router = express.Router();
+export function blockTenuresRoutes(ctx: RouteContext): GetRoute[] {
+  const router = new ReadRoutes();
 
   router.get('/extended/v2/block-tenures/:tenure_height/blocks', async (req, res) => {
     const tenure = parseHeightParam(req.params.tenure_height, 'tenure_height');
@@ -34,5 +35,5 @@ export function blockTenuresRouter(ctx: RouteContext): Router {
     res.json(body);
   });
 
-  return router;
+  return router.routes;
 }

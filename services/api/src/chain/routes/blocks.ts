@@ -1,4 +1,5 @@
-import express, { type Router } from 'express';
+import type { GetRoute } from '../../plain-routes';
+import { ReadRoutes } from '../../read-routes';
 import { NotFoundError } from '@bda/common';
 import type { BlockListResponse } from '../../api-types';
 import { getCanonicalBlockPage, getTipAndBlockAtHeight, getTipAndBlockByHash } from '../datastore/blocks';
@@ -8,8 +9,8 @@ import { parseCursorPage, parseHeightOrHash } from '../../params';
 import type { RouteContext } from './context';
 
 /** `/extended/v2/blocks` and `/extended/v2/blocks/{height_or_hash}`. */
-export function blocksRouter(ctx: RouteContext): Router {
-  const router = express.Router();
+export function blocksRoutes(ctx: RouteContext): GetRoute[] {
+  const router = new ReadRoutes();
 
   router.get('/extended/v2/blocks', async (req, res) => {
     const { limit, offset, cursor } = parseCursorPage(req.query, ctx.limits.block, 'an index block hash');
@@ -61,5 +62,5 @@ export function blocksRouter(ctx: RouteContext): Router {
     res.json(toBlockResponse(block));
   });
 
-  return router;
+  return router.routes;
 }

@@ -1,4 +1,5 @@
-import express, { type Router } from 'express';
+import type { GetRoute } from '../../plain-routes';
+import { ReadRoutes } from '../../read-routes';
 import { parsePage } from '../../params';
 import { getBurnchainRewardPage, getBurnchainRewardTotal, getRewardSlotHolderPage } from '../datastore/burnchain-rewards';
 import {
@@ -20,8 +21,8 @@ const BURNCHAIN_PAGE_LIMIT = { default: 96, max: 250 } as const;
  * address or a Stacks address (see `parseBurnchainAddress`). No ETag: burn blocks move independently of the Stacks
  * tip the other chain reads are tagged with.
  */
-export function burnchainRouter(ctx: RouteContext): Router {
-  const router = express.Router();
+export function burnchainRoutes(ctx: RouteContext): GetRoute[] {
+  const router = new ReadRoutes();
   const page = (query: Record<string, unknown>) => parsePage(query, BURNCHAIN_PAGE_LIMIT, { zeroMeansDefault: true });
 
   router.get('/extended/v1/burnchain/reward_slot_holders', async (req, res) => {
@@ -63,5 +64,5 @@ export function burnchainRouter(ctx: RouteContext): Router {
     res.json(body);
   });
 
-  return router;
+  return router.routes;
 }

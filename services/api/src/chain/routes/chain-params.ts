@@ -1,11 +1,6 @@
-import type { Response } from 'express';
+import type { ReadReply } from '../../read-routes';
 import { InputError } from '@bda/common';
 import { echo, MAX_BLOCK_HEIGHT, parseHash32 } from '../../params';
-
-/** The reference API's header on the operations it marks deprecated (RFC 7234 warn-code 299, its default text). */
-export function markDeprecated(res: Response): void {
-  res.set('Warning', '299 - "Deprecated: Endpoint is deprecated"');
-}
 
 const BARE_HASH = /^[0-9a-fA-F]{64}$/;
 
@@ -14,7 +9,7 @@ const BARE_HASH = /^[0-9a-fA-F]{64}$/;
  * redirect to the same path with `0x` (its `302`, with no body). Returns true when it redirected; a malformed value is
  * a 400 naming `name`, as `parseHash32`.
  */
-export function redirectBareHash(res: Response, raw: string, name: string, what: string, to: (hash: string) => string): boolean {
+export function redirectBareHash(res: ReadReply, raw: string, name: string, what: string, to: (hash: string) => string): boolean {
   if (BARE_HASH.test(raw)) {
     res
       .status(302)

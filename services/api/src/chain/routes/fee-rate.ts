@@ -1,6 +1,6 @@
 import express, { type ErrorRequestHandler, type Router } from 'express';
 import { InputError, PayloadTooLargeError } from '@bda/common';
-import { markDeprecated } from './chain-params';
+import { markDeprecated } from '../../deprecated';
 
 /**
  * The reference API's answer to every fee-rate request: a fixed rate, micro-STX per byte (its `FEE_RATE`; it reads

@@ -1,4 +1,5 @@
-import express, { type Router } from 'express';
+import type { GetRoute } from '../../plain-routes';
+import { ReadRoutes } from '../../read-routes';
 import { noStore } from '../../http-cache';
 import { getMempoolFees, type DbMempoolFeeRow } from '../datastore/mempool-fees';
 import type { RouteContext } from './context';
@@ -28,8 +29,8 @@ function priorities(r: DbMempoolFeeRow): FeePriorities {
 }
 
 /** `/extended/v2/mempool/fees`: fee priorities from the pending transactions. Not cached. */
-export function mempoolFeesRouter(ctx: RouteContext): Router {
-  const router = express.Router();
+export function mempoolFeesRoutes(ctx: RouteContext): GetRoute[] {
+  const router = new ReadRoutes();
 
   router.get('/extended/v2/mempool/fees', async (_req, res) => {
     const rows = await getMempoolFees(ctx.db);
@@ -44,5 +45,5 @@ export function mempoolFeesRouter(ctx: RouteContext): Router {
     res.json(body);
   });
 
-  return router;
+  return router.routes;
 }

@@ -1,4 +1,5 @@
-import express, { type Router } from 'express';
+import type { GetRoute } from '../../plain-routes';
+import { ReadRoutes } from '../../read-routes';
 import { NotFoundError } from '@bda/common';
 import { respondNotModifiedIfFresh } from '../../http-cache';
 import { parseHash32, parsePage } from '../../params';
@@ -6,7 +7,8 @@ import { getMicroblock, getMicroblockPage, getUnanchoredTxs } from '../datastore
 import { toMicroblockResponse, type MicroblockListResponse } from '../mappers/microblock';
 import { toUnanchoredTransactionResponse } from '../mappers/unanchored-tx';
 import type { TransactionResponse } from '../../api-types';
-import { markDeprecated, redirectBareHash } from './chain-params';
+import { redirectBareHash } from './chain-params';
+import { markDeprecated } from '../../deprecated';
 import type { RouteContext } from './context';
 
 /** The reference's microblock page sizes (`ResourceType.Microblock`). */
@@ -16,8 +18,8 @@ const MICROBLOCK_PAGE_LIMIT = { default: 20, max: 200 } as const;
  * `/extended/v1/microblock`, `/unanchored/txs` and `/extended/v1/microblock/{hash}` (deprecated in the reference: microblocks ended with
  * Nakamoto).
  */
-export function microblocksRouter(ctx: RouteContext): Router {
-  const router = express.Router();
+export function microblocksRoutes(ctx: RouteContext): GetRoute[] {
+  const router = new ReadRoutes();
 
   router.get('/extended/v1/microblock', async (req, res) => {
     markDeprecated(res);
@@ -49,5 +51,5 @@ export function microblocksRouter(ctx: RouteContext): Router {
     res.json(toMicroblockResponse(row));
   });
 
-  return router;
+  return router.routes;
 }

@@ -1,4 +1,5 @@
-import express, { type Router } from 'express';
+import type { GetRoute } from '../../plain-routes';
+import { ReadRoutes } from '../../read-routes';
 import { InputError } from '@bda/common';
 import { echo } from '../../params';
 
@@ -9,8 +10,8 @@ import { echo } from '../../params';
 const TARGET_BLOCK_TIMES = { mainnet: 600, testnet: 120 } as const;
 
 /** `/extended/v1/info/network_block_times` and `/network_block_time/{network}`. */
-export function networkBlockTimesRouter(): Router {
-  const router = express.Router();
+export function networkBlockTimesRoutes(): GetRoute[] {
+  const router = new ReadRoutes();
 
   router.get('/extended/v1/info/network_block_times', (_req, res) => {
     res.json({
@@ -27,5 +28,5 @@ export function networkBlockTimesRouter(): Router {
     res.json({ target_block_time: TARGET_BLOCK_TIMES[network] });
   });
 
-  return router;
+  return router.routes;
 }

@@ -1,4 +1,5 @@
-import express, { type Router } from 'express';
+import type { GetRoute } from '../../plain-routes';
+import { ReadRoutes } from '../../read-routes';
 import { InputError, NotFoundError } from '@bda/common';
 import type { MempoolTransactionListResponse } from '../../api-types';
 import { getPendingMempoolPage } from '../datastore/mempool';
@@ -9,8 +10,8 @@ import { parsePage, parsePrincipal, parseTxId, queryBoolean, queryEnum, queryStr
 import type { RouteContext } from './context';
 
 /** `/extended/v1/tx/mempool` and `/extended/v1/tx/{tx_id}`. */
-export function transactionsRouter(ctx: RouteContext): Router {
-  const router = express.Router();
+export function transactionsRoutes(ctx: RouteContext): GetRoute[] {
+  const router = new ReadRoutes();
 
   // Before `/:tx_id`, which would otherwise take "mempool" as a (malformed) transaction id.
   router.get('/extended/v1/tx/mempool', async (req, res) => {
@@ -63,5 +64,5 @@ export function transactionsRouter(ctx: RouteContext): Router {
     res.json(withoutFunctionArgs(toTransactionResponse(found.tx, found.events, found.abis), exclude));
   });
 
-  return router;
+  return router.routes;
 }

@@ -1,18 +1,20 @@
-import express, { type Router } from 'express';
+import type { GetRoute } from '../../plain-routes';
+import { ReadRoutes, type ReadReply, type ReadRequest } from '../../read-routes';
 import { NotFoundError } from '@bda/common';
 import { respondNotModifiedIfFresh } from '../../http-cache';
 import { parseHash32, parsePage } from '../../params';
 import { getV1Block, getV1BlockPage, type V1BlockKey } from '../datastore/v1-blocks';
 import { toV1BlockResponse, type V1BlockListResponse } from '../mappers/v1-block';
-import { markDeprecated, parseHeightParam, redirectBareHash } from './chain-params';
+import { parseHeightParam, redirectBareHash } from './chain-params';
+import { markDeprecated } from '../../deprecated';
 import type { RouteContext } from './context';
 
 /**
  * `/extended/v1/block…`: the reference API's v1 block views (deprecated there in favour of the v2 ones, and marked so
  * here too), each a canonical block with its transaction ids and microblocks.
  */
-export function v1BlocksRouter(ctx: RouteContext): Router {
-  const router = express.Router();
+export function v1BlocksRoutes(ctx: RouteContext): GetRoute[] {
+  const router = new ReadRoutes();
 
   router.get('/extended/v1/block', async (req, res) => {
     markDeprecated(res);
@@ -23,7 +25,7 @@ export function v1BlocksRouter(ctx: RouteContext): Router {
     res.json(body);
   });
 
-  const answer = async (req: express.Request, res: express.Response, key: V1BlockKey, notFound: string) => {
+  const answer = async (req: ReadRequest, res: ReadReply, key: V1BlockKey, notFound: string) => {
     const { tip, block } = await getV1Block(ctx.db, key);
     if (!block) throw new NotFoundError(notFound);
     if (respondNotModifiedIfFresh(req, res, tip)) return;
@@ -59,5 +61,5 @@ export function v1BlocksRouter(ctx: RouteContext): Router {
     await answer(req, res, { kind: 'hash', hash }, `hash: no canonical block with block hash ${hash}`);
   });
 
-  return router;
+  return router.routes;
 }

@@ -1,4 +1,5 @@
-import express, { type Router } from 'express';
+import type { GetRoute } from '../../plain-routes';
+import { ReadRoutes, type ReadReply, type ReadRequest } from '../../read-routes';
 import { InputError, NotFoundError } from '@bda/common';
 import { EVENT_TYPE_GROUP_IDS } from '@bda/db';
 import type { AddressTransactionsListResponse, MempoolTransactionResponse, TransactionResponse } from '../../api-types';
@@ -29,7 +30,8 @@ import { getTxById } from '../datastore/txs';
 import { toEventResponse } from '../mappers/event';
 import { toMempoolStatsResponse } from '../mappers/mempool-stats';
 import { toMempoolTransactionResponse, toTransactionResponse, withoutFunctionArgs } from '../mappers/tx';
-import { markDeprecated, parseHeightParam, redirectBareHash } from './chain-params';
+import { parseHeightParam, redirectBareHash } from './chain-params';
+import { markDeprecated } from '../../deprecated';
 import type { RouteContext } from './context';
 
 /** The transaction types of the reference's `type` filter (each the stored `type_id` of the same name). */
@@ -76,8 +78,8 @@ function txPageBody(page: TxPage, limit: number, offset: number, exclude: boolea
  * The rest of the reference API's `/extended/v1/tx…`: the list with its filters, several transactions at once, events,
  * raw bytes, a block's transactions and the mempool's statistics.
  */
-export function v1TransactionsRouter(ctx: RouteContext): Router {
-  const router = express.Router();
+export function v1TransactionsRoutes(ctx: RouteContext): GetRoute[] {
+  const router = new ReadRoutes();
 
   router.get('/extended/v1/tx', async (req, res) => {
     // `/extended/v1/tx/` too: the reference's own client (`@stacks/blockchain-api-client`) asks for the list there.
@@ -216,8 +218,8 @@ export function v1TransactionsRouter(ctx: RouteContext): Router {
   });
 
   const blockTxs = async (
-    req: express.Request,
-    res: express.Response,
+    req: ReadRequest,
+    res: ReadReply,
     key: TxBlockKey,
     page: { limit: number; offset: number },
     notFound: string,
@@ -241,5 +243,5 @@ export function v1TransactionsRouter(ctx: RouteContext): Router {
     res.json({ raw_tx: `0x${bytes.toString('hex')}` });
   });
 
-  return router;
+  return router.routes;
 }

@@ -1,4 +1,5 @@
-import express, { type Router } from 'express';
+import type { GetRoute } from '../../plain-routes';
+import { ReadRoutes } from '../../read-routes';
 import { NotFoundError } from '@bda/common';
 import type { NakamotoBlockResponse } from '../../api-types';
 import { noStore, respondNotModifiedIfFresh } from '../../http-cache';
@@ -29,8 +30,8 @@ function burnKey(raw: string): BurnBlockKey {
  * `/extended/v2/burn-blocks…` (burn blocks as their canonical Stacks blocks see them, from `chain_burn_blocks`) and
  * the v2 block views beside the existing ones: average times, the block at a time, a block's transactions.
  */
-export function v2BurnBlocksRouter(ctx: RouteContext): Router {
-  const router = express.Router();
+export function v2BurnBlocksRoutes(ctx: RouteContext): GetRoute[] {
+  const router = new ReadRoutes();
 
   router.get('/extended/v2/burn-blocks', async (req, res) => {
     const { limit, offset } = parsePage(req.query, BURN_BLOCK_LIMITS, { zeroMeansDefault: true });
@@ -118,5 +119,5 @@ export function v2BurnBlocksRouter(ctx: RouteContext): Router {
     res.json({ limit, offset, total: page.total, results: page.rows.map((r) => toTransactionResponse(r, [], page.abis)) });
   });
 
-  return router;
+  return router.routes;
 }

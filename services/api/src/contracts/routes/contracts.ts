@@ -1,4 +1,6 @@
-import express, { type Router } from 'express';
+import type { GetRoute } from '../../plain-routes';
+import { ReadRoutes } from '../../read-routes';
+import { markDeprecated } from '../../deprecated';
 import type { Knex } from 'knex';
 import { InputError, NotFoundError } from '@bda/common';
 import { toEventResponses } from '../../chain/mappers/event';
@@ -58,8 +60,8 @@ function traitFunctions(raw: string): unknown[] {
  * functions), `/extended/v2/smart-contracts/status` (deploy status of several contracts) and `/{contract_id}/logs`
  * (its logs, cursor-paginated).
  */
-export function contractRoutes(db: Knex): Router {
-  const router = express.Router();
+export function contractRoutes(db: Knex): GetRoute[] {
+  const router = new ReadRoutes();
 
   // Before `/:contract_id`.
   router.get('/extended/v1/contract/by_trait', async (req, res) => {
@@ -83,7 +85,7 @@ export function contractRoutes(db: Knex): Router {
     const id = contractId(req.params.contract_id, 'contract_id');
     const page = parsePage(req.query, CONTRACT_LIMITS, { zeroMeansDefault: true });
     const events = await getContractLogs(db, id, page);
-    res.set('Warning', '299 - "Deprecated: Endpoint is deprecated"');
+    markDeprecated(res);
     res.json({ ...page, results: toEventResponses(events) });
   });
 
@@ -144,5 +146,5 @@ export function contractRoutes(db: Knex): Router {
     res.json(body);
   });
 
-  return router;
+  return router.routes;
 }

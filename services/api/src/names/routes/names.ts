@@ -1,4 +1,5 @@
-import express, { type Router } from 'express';
+import type { GetRoute } from '../../plain-routes';
+import { ReadRoutes } from '../../read-routes';
 import type { Knex } from 'knex';
 import { echo } from '../../params';
 import { getNameState, getNameZonefileByHash, listNames } from '../datastore/bns-names';
@@ -11,8 +12,8 @@ import { parseName, parseNamesPage, parseZonefileHash } from './bns-params';
  * `/v1/names…`: the list of names, zonefiles and a name's subdomains (`/v1/names/{name}` itself is in
  * `name-lookup-routes.ts`).
  */
-export function namesRoutes(db: Knex): Router {
-  const router = express.Router();
+export function namesRoutes(db: Knex): GetRoute[] {
+  const router = new ReadRoutes();
   const names = knexNamesDb(db);
 
   router.get('/v1/names', async (req, res) => {
@@ -57,5 +58,5 @@ export function namesRoutes(db: Knex): Router {
     res.json(await listSubdomains(db, parsed.fqn));
   });
 
-  return router;
+  return router.routes;
 }

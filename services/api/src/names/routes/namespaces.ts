@@ -1,4 +1,5 @@
-import express, { type Router } from 'express';
+import type { GetRoute } from '../../plain-routes';
+import { ReadRoutes } from '../../read-routes';
 import type { Knex } from 'knex';
 import { listNamespaceNames, listNamespaces } from '../datastore/bns-namespaces';
 import { echo } from '../../params';
@@ -6,8 +7,8 @@ import { BnsInputError } from './bns-errors';
 import { isNamespaceId, parseNamesPage } from './bns-params';
 
 /** `/v1/namespaces` and a namespace's names. */
-export function namespacesRoutes(db: Knex): Router {
-  const router = express.Router();
+export function namespacesRoutes(db: Knex): GetRoute[] {
+  const router = new ReadRoutes();
 
   router.get('/v1/namespaces', async (_req, res) => {
     res.json({ namespaces: await listNamespaces(db) });
@@ -27,5 +28,5 @@ export function namespacesRoutes(db: Knex): Router {
     res.json(names);
   });
 
-  return router;
+  return router.routes;
 }

@@ -1,4 +1,5 @@
-import express, { type Router } from 'express';
+import type { GetRoute } from '../../plain-routes';
+import { ReadRoutes } from '../../read-routes';
 import type { Knex } from 'knex';
 import { echo } from '../../params';
 import { getNamespace } from '../datastore/bns-namespaces';
@@ -12,8 +13,8 @@ const NAME_PART = /^[a-z0-9\-_]+$/;
  * `/v2/prices/…`: what the BNS contract's `get-namespace-price` and `get-name-price` return, computed from the stored
  * price function (no node call).
  */
-export function pricesRoutes(db: Knex): Router {
-  const router = express.Router();
+export function pricesRoutes(db: Knex): GetRoute[] {
+  const router = new ReadRoutes();
 
   router.get('/v2/prices/namespaces/:tld', (req, res) => {
     const tld = req.params.tld;
@@ -49,5 +50,5 @@ export function pricesRoutes(db: Knex): Router {
     res.json(toPriceResponse(amount));
   });
 
-  return router;
+  return router.routes;
 }

@@ -1,4 +1,5 @@
-import express, { type Router } from 'express';
+import type { GetRoute } from '../../plain-routes';
+import { ReadRoutes } from '../../read-routes';
 import type { Knex } from 'knex';
 import { InputError, NotFoundError } from '@bda/common';
 import { respondNotModifiedIfFresh } from '../../http-cache';
@@ -41,8 +42,8 @@ const cycleNotFound = (n: number) => new NotFoundError(`cycle_number: PoX cycle 
  * and `pox_cycle_signers`, from the node's `reward_set`), their signers, and the stackers behind a signer (from the
  * pox-4 events), as the reference API answers them.
  */
-export function poxCycleRoutes(db: Knex): Router {
-  const router = express.Router();
+export function poxCycleRoutes(db: Knex): GetRoute[] {
+  const router = new ReadRoutes();
 
   router.get('/extended/v2/pox/cycles', async (req, res) => {
     const { limit, offset } = parsePage(req.query, CYCLE_LIMITS, { zeroMeansDefault: true });
@@ -89,5 +90,5 @@ export function poxCycleRoutes(db: Knex): Router {
     res.json({ limit, offset, total: page.total, results: page.rows.map(toPoxStackerResponse) });
   });
 
-  return router;
+  return router.routes;
 }

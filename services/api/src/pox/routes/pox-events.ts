@@ -1,4 +1,5 @@
-import express, { type Router } from 'express';
+import type { GetRoute } from '../../plain-routes';
+import { ReadRoutes } from '../../read-routes';
 import type { Knex } from 'knex';
 import { InputError, NotFoundError } from '@bda/common';
 import { respondNotModifiedIfFresh } from '../../http-cache';
@@ -33,14 +34,14 @@ function queryHeight(query: Record<string, unknown>, name: string): number | und
  * `pox_events`), newest first, as the reference API lists them: all of them, a transaction's, a stacker's, and a
  * pool's current members.
  */
-export function poxEventRoutes(db: Knex): Router {
-  const router = express.Router();
+export function poxEventRoutes(db: Knex): GetRoute[] {
+  const router = new ReadRoutes();
   // One route per contract and path (not a `:pox` parameter): the served paths are the documented ones.
   for (const [segment, version] of POX_VERSIONS) addPoxEventRoutes(router, db, `/extended/v1/${segment}`, version);
-  return router;
+  return router.routes;
 }
 
-function addPoxEventRoutes(router: Router, db: Knex, base: string, version: number): void {
+function addPoxEventRoutes(router: ReadRoutes, db: Knex, base: string, version: number): void {
   router.get(`${base}/events`, async (req, res) => {
     const { limit, offset } = parsePage(req.query, EVENT_LIMITS, { zeroMeansDefault: true });
     const page = await getPoxEventPage(db, version, { limit, offset });

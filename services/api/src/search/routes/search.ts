@@ -1,4 +1,5 @@
-import express, { type Router } from 'express';
+import type { GetRoute } from '../../plain-routes';
+import { ReadRoutes } from '../../read-routes';
 import type { Knex } from 'knex';
 import { InputError } from '@bda/common';
 import { isValidPrincipal } from '../../codec';
@@ -103,8 +104,8 @@ async function search(db: Knex, term: string, withMetadata: boolean): Promise<Se
  * {entity_type}, error}` as the reference answers, with `message` too. A term of no such shape is a 400 naming `id`.
  * Only canonical blocks and transactions are found (ADR 0016).
  */
-export function searchRoutes(db: Knex): Router {
-  const router = express.Router();
+export function searchRoutes(db: Knex): GetRoute[] {
+  const router = new ReadRoutes();
   router.get('/extended/v1/search/:id', async (req, res) => {
     const withMetadata = queryBoolean(req.query, 'include_metadata');
     const term = req.params.id.trim();
@@ -116,5 +117,5 @@ export function searchRoutes(db: Knex): Router {
     const answer = await search(db, term, withMetadata);
     res.status(answer.found ? 200 : 404).json(answer);
   });
-  return router;
+  return router.routes;
 }

@@ -1,5 +1,5 @@
-import express, { type Router } from 'express';
 import type { Knex } from 'knex';
+import type { GetRoute } from '../plain-routes';
 import { poxCycleRoutes } from './routes/pox-cycles';
 import { poxEventRoutes } from './routes/pox-events';
 
@@ -8,9 +8,6 @@ import { poxEventRoutes } from './routes/pox-events';
  * reward cycles with their signers and stackers (`/extended/v2/pox/…`), read from the read models the indexer keeps in
  * each block's transaction (`services/indexer/src/pox/`), shapes as the reference API's.
  */
-export function poxRouter(db: Knex): Router {
-  const router = express.Router();
-  router.use(poxCycleRoutes(db));
-  router.use(poxEventRoutes(db));
-  return router;
+export function poxRoutes(db: Knex): GetRoute[] {
+  return [...poxCycleRoutes(db), ...poxEventRoutes(db)];
 }

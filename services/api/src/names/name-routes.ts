@@ -1,4 +1,4 @@
-import express, { type Router } from 'express';
+import type { Router } from 'express';
 import type { Knex } from 'knex';
 import { expressRouter, type GetRoute } from '../plain-routes';
 import { namesRoutes } from './routes/names';
@@ -11,11 +11,11 @@ import { pricesRoutes } from './routes/prices';
  * `lookups` (`nameLookupRoutes`: `/v1/names/{name}` and `/v1/addresses/…`) are mounted here too; the api process
  * serves them on plain node:http before express.
  */
+export function nameRoutes(db: Knex, lookups: readonly GetRoute[]): GetRoute[] {
+  return [...namespacesRoutes(db), ...lookups, ...namesRoutes(db), ...pricesRoutes(db)];
+}
+
+/** The same on express. */
 export function namesRouter(db: Knex, lookups: readonly GetRoute[]): Router {
-  const router = express.Router();
-  router.use(namespacesRoutes(db));
-  router.use(expressRouter(lookups));
-  router.use(namesRoutes(db));
-  router.use(pricesRoutes(db));
-  return router;
+  return expressRouter(nameRoutes(db, lookups));
 }

@@ -1,7 +1,6 @@
-import express, { type Router } from 'express';
 import type { Knex } from 'knex';
 import type { PageLimits } from '../env';
-import { expressRouter, type GetRoute } from '../plain-routes';
+import type { GetRoute } from '../plain-routes';
 import { addressActivityRoutes } from './routes/address-activity';
 import { addressTransactionsRoutes } from './routes/address-transactions';
 import { balancesRoutes } from './routes/balances';
@@ -18,20 +17,20 @@ import { v3TransactionRoutes } from './routes/v3-transactions';
  * its activity as the reference API lists it: asset events, inbound transfers, pending transactions, and its
  * transactions with the transfers it made in each (v1 and v2 forms); and the token lists (NFT holdings, history and
  * mints, a fungible token's holders); the v3 transaction lists (all, a principal's with its balance changes, the
- * mempool's) and the STX supply. `lookups` are `accountLookupRoutes` (STX balances and nonces), which the api also
- * serves on plain node:http.
+ * mempool's) and the STX supply. `lookups` are `accountLookupRoutes` (STX balances and nonces). All are served on plain
+ * node:http (`read-routes.ts`, ADR 0030).
  */
-export function accountsRouter(db: Knex, limits: PageLimits, lookups: readonly GetRoute[]): Router {
-  const router = express.Router();
-  router.use(expressRouter(lookups));
-  router.use(balancesRoutes(db));
-  router.use(ftBalanceRoutes(db));
-  router.use(addressActivityRoutes(db, limits));
-  router.use(txsWithTransfersRoutes(db, limits));
-  router.use(addressTransactionsRoutes(db, limits));
-  router.use(principalPositionsRoutes(db));
-  router.use(tokenRoutes(db));
-  router.use(v3TransactionRoutes(db, limits));
-  router.use(stxSupplyRoutes(db));
-  return router;
+export function accountRoutes(db: Knex, limits: PageLimits, lookups: readonly GetRoute[]): GetRoute[] {
+  return [
+    ...lookups,
+    ...balancesRoutes(db),
+    ...ftBalanceRoutes(db),
+    ...addressActivityRoutes(db, limits),
+    ...txsWithTransfersRoutes(db, limits),
+    ...addressTransactionsRoutes(db, limits),
+    ...principalPositionsRoutes(db),
+    ...tokenRoutes(db),
+    ...v3TransactionRoutes(db, limits),
+    ...stxSupplyRoutes(db),
+  ];
 }
