@@ -94,7 +94,7 @@ const PRINCIPAL_LISTS: Record<PrincipalListTable, ListShape> = {
 /**
  * A numbered list: a table whose rows carry `seq`, their 1-based place in their principal's list in the order of
  * `order` (the primary key after the principal column), without gaps. The three tables of this migration are such
- * lists; so are `principal_txs` (077) and `address_txs` (078), whose rows other statements write unnumbered.
+ * lists; so are `principal_txs` (077) and `address_txs` (087), whose rows other statements write unnumbered.
  */
 export interface NumberedList {
   table: string;
@@ -218,7 +218,7 @@ export function numberedListNumberSql(list: NumberedList): string {
      SELECT (SELECT count(*) FROM numbered) AS numbered, (SELECT count(*) FROM shifted) AS shifted`;
 }
 
-/** The statement that numbers every row of `list` from scratch (the backfill of migrations 077 and 078). */
+/** The statement that numbers every row of `list` from scratch (the backfill of migrations 077 and 087). */
 export function numberedListFillSql(list: NumberedList): string {
   const { table, principal: p, order } = list;
   return `UPDATE ${table} s SET seq = f.rn
