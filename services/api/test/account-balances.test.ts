@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { testInfra, expectMessage } from '@bda/test-support';
 import { addressFromVersionHash, addressToString, deserializeTransaction } from '@stacks/transactions';
 import {
@@ -12,7 +12,7 @@ import {
   principalListRemoveSql,
 } from '@bda/db';
 import { startApi, type ApiHarness } from './support/api-harness';
-import { accountLedger, type AccountLedger } from './support/account-ledger';
+import { replayedAccounts } from './support/replayed-accounts';
 import { loadRecordedEvents } from './support/replayed-database';
 import { addCanonicalBlockReadModels, removeAddressTxs } from '../../indexer/src/stacks/read-models';
 
@@ -183,24 +183,14 @@ const FIXTURES = [
 
 for (const fixture of FIXTURES) {
   describe(`account balances after replaying ${fixture}`, () => {
-    let system: ApiHarness;
-    let ledger: AccountLedger;
-
-    beforeAll(async () => {
-      ledger = accountLedger(fixture);
-      system = await startApi(testInfra().databaseUrl, { fixture });
-    }, 300_000);
-
-    afterAll(async () => {
-      await system?.close();
-    });
+    const replayed = replayedAccounts(fixture);
 
     it('answers every principal of the fixture with the STX totals summed from its canonical events, fees and rewards', async () => {
-      expect(ledger.principals.size).toBeGreaterThan(2);
-      const tipBurn = ledger.canonical.at(-1)!.burnHeight;
-      for (const p of ledger.principals) {
-        const want = ledger.stxAt(p);
-        const { status, body, headers } = await get(system, `/extended/v1/address/${p}/stx`);
+      expect(replayed.ledger.principals.size).toBeGreaterThan(2);
+      const tipBurn = replayed.ledger.canonical.at(-1)!.burnHeight;
+      for (const p of replayed.ledger.principals) {
+        const want = replayed.ledger.stxAt(p);
+        const { status, body, headers } = await get(replayed.api, `/extended/v1/address/${p}/stx`);
         expectMessage(p, () => expect(status).toBe(200));
         expect(headers.get('warning')).toMatch(/^299 /);
         expectMessage(p, () =>
@@ -214,12 +204,12 @@ for (const fixture of FIXTURES) {
             estimated_balance: expect.any(String),
           }),
         );
-        const lock = ledger.lockAt(p);
+        const lock = replayed.ledger.lockAt(p);
         const inForce = lock !== null && lock.unlock >= tipBurn;
         expectMessage(p, () => expect(body.locked).toBe(inForce ? lock.amount.toString() : '0'));
         expectMessage(p, () => expect(body.burnchain_unlock_height).toBe(inForce ? lock.unlock : 0));
 
-        const v2 = await get(system, `/extended/v2/addresses/${p}/balances/stx`);
+        const v2 = await get(replayed.api, `/extended/v2/addresses/${p}/balances/stx`);
         expectMessage(p, () =>
           expect(v2.body).toEqual({
             balance: want.balance.toString(),
@@ -232,7 +222,7 @@ for (const fixture of FIXTURES) {
           }),
         );
 
-        const v3 = await get(system, `/extended/v3/principals/${p}/balances/stx`);
+        const v3 = await get(replayed.api, `/extended/v3/principals/${p}/balances/stx`);
         expect(v3.headers.get('warning')).toBeNull();
         expectMessage(p, () =>
           expect(v3.body).toMatchObject({
@@ -248,13 +238,13 @@ for (const fixture of FIXTURES) {
 
     it('answers until_block with the totals summed up to that block, at every canonical height', async () => {
       // Every principal at every height: a row left behind by an orphaned block, or a wrong shift, shows at some height.
-      const sample = [...ledger.principals];
-      expect(sample.some((p) => ledger.stxAt(p).balance !== 0n)).toBe(true);
-      for (const block of ledger.canonical) {
+      const sample = [...replayed.ledger.principals];
+      expect(sample.some((p) => replayed.ledger.stxAt(p).balance !== 0n)).toBe(true);
+      for (const block of replayed.ledger.canonical) {
         if (block.height < 1) continue;
         for (const p of sample) {
-          const want = ledger.stxAt(p, block.height);
-          const { status, body } = await get(system, `/extended/v1/address/${p}/stx?until_block=${block.height}`);
+          const want = replayed.ledger.stxAt(p, block.height);
+          const { status, body } = await get(replayed.api, `/extended/v1/address/${p}/stx?until_block=${block.height}`);
           expect(status).toBe(200);
           expect(body.estimated_balance).toBeUndefined();
           expect({ p, h: block.height, balance: body.balance, fees: body.total_fees_sent }).toEqual({
@@ -266,22 +256,24 @@ for (const fixture of FIXTURES) {
         }
       }
       // By index block hash: the same as by its height.
-      const mid = ledger.canonical[Math.floor(ledger.canonical.length / 2)]!;
-      const p = sample.find((q) => ledger.stxAt(q, mid.height).balance !== 0n) ?? sample[0]!;
-      const byHash = await get(system, `/extended/v1/address/${p}/stx?until_block=${mid.indexBlockHash}`);
-      expect(byHash.body.balance).toBe(ledger.stxAt(p, mid.height).balance.toString());
+      const mid = replayed.ledger.canonical[Math.floor(replayed.ledger.canonical.length / 2)]!;
+      const p = sample.find((q) => replayed.ledger.stxAt(q, mid.height).balance !== 0n) ?? sample[0]!;
+      const byHash = await get(replayed.api, `/extended/v1/address/${p}/stx?until_block=${mid.indexBlockHash}`);
+      expect(byHash.body.balance).toBe(replayed.ledger.stxAt(p, mid.height).balance.toString());
     });
 
     it('answers the fungible tokens and NFT counts of every principal as summed from its canonical token events', async () => {
-      const holders = [...ledger.principals].filter((p) => ledger.tokensAt(p, 'ft').size + ledger.tokensAt(p, 'nft').size > 0);
+      const holders = [...replayed.ledger.principals].filter(
+        (p) => replayed.ledger.tokensAt(p, 'ft').size + replayed.ledger.tokensAt(p, 'nft').size > 0,
+      );
       // The one fixture with token events must exercise them (the others have none).
       if (fixture === 'mainnet-out-of-order-microblock.tsv') expect(holders.length).toBeGreaterThan(1);
-      for (const p of ledger.principals) {
-        const { status, body } = await get(system, `/extended/v1/address/${p}/balances`);
+      for (const p of replayed.ledger.principals) {
+        const { status, body } = await get(replayed.api, `/extended/v1/address/${p}/balances`);
         expect(status).toBe(200);
-        expectMessage(p, () => expect(body.stx.balance).toBe(ledger.stxAt(p).balance.toString()));
-        const ft = ledger.tokensAt(p, 'ft');
-        const nft = ledger.tokensAt(p, 'nft');
+        expectMessage(p, () => expect(body.stx.balance).toBe(replayed.ledger.stxAt(p).balance.toString()));
+        const ft = replayed.ledger.tokensAt(p, 'ft');
+        const nft = replayed.ledger.tokensAt(p, 'nft');
         expectMessage(p, () =>
           expect(Object.fromEntries(Object.entries(body.fungible_tokens).map(([k, v]) => [k, (v as Body).balance]))).toEqual(
             asStrings(ft),
@@ -292,13 +284,13 @@ for (const fixture of FIXTURES) {
             asStrings(nft),
           ),
         );
-        const page = await get(system, `/extended/v2/addresses/${p}/balances/ft?limit=200`);
+        const page = await get(replayed.api, `/extended/v2/addresses/${p}/balances/ft?limit=200`);
         expect(page.body.total).toBe(ft.size);
         expect(page.body.results).toEqual(
           [...ft].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([token, v]) => ({ token, balance: v.toString() })),
         );
         for (const [token, v] of ft) {
-          const one = await get(system, `/extended/v2/addresses/${p}/balances/ft/${token}`);
+          const one = await get(replayed.api, `/extended/v2/addresses/${p}/balances/ft/${token}`);
           expect(one.body).toEqual({ balance: v.toString() });
         }
       }
@@ -306,10 +298,10 @@ for (const fixture of FIXTURES) {
 
     it('answers the nonces of every principal as its highest canonical nonce (origin or sponsor), at the tip and every height', async () => {
       let used = 0;
-      for (const p of ledger.principals) {
-        const want = ledger.nonceAt(p);
+      for (const p of replayed.ledger.principals) {
+        const want = replayed.ledger.nonceAt(p);
         if (want !== null) used += 1;
-        const { status, body } = await get(system, `/extended/v1/address/${p}/nonces`);
+        const { status, body } = await get(replayed.api, `/extended/v1/address/${p}/nonces`);
         expect(status).toBe(200);
         expectMessage(p, () => expect(body.last_executed_tx_nonce).toBe(want === null ? null : Number(want)));
         const floor = want === null ? 0 : Number(want) + 1;
@@ -320,12 +312,12 @@ for (const fixture of FIXTURES) {
         );
       }
       expect(used).toBeGreaterThan(0);
-      const senders = [...ledger.principals].filter((p) => ledger.nonceAt(p) !== null).slice(0, 4);
-      for (const block of ledger.canonical) {
+      const senders = [...replayed.ledger.principals].filter((p) => replayed.ledger.nonceAt(p) !== null).slice(0, 4);
+      for (const block of replayed.ledger.canonical) {
         if (block.height < 1) continue;
         for (const p of senders) {
-          const want = ledger.nonceAt(p, block.height);
-          const { body } = await get(system, `/extended/v1/address/${p}/nonces?block_height=${block.height}`);
+          const want = replayed.ledger.nonceAt(p, block.height);
+          const { body } = await get(replayed.api, `/extended/v1/address/${p}/nonces?block_height=${block.height}`);
           expect({ p, h: block.height, n: body.last_executed_tx_nonce }).toEqual({
             p,
             h: block.height,
@@ -334,15 +326,15 @@ for (const fixture of FIXTURES) {
           expect(body.possible_next_nonce).toBe(want === null ? 0 : Number(want) + 1);
         }
       }
-      const tip = ledger.canonical.at(-1)!;
-      const byHash = await get(system, `/extended/v1/address/${senders[0]}/nonces?block_hash=${tip.indexBlockHash}`);
-      expect(byHash.body.last_executed_tx_nonce).toBe(Number(ledger.nonceAt(senders[0]!)));
+      const tip = replayed.ledger.canonical.at(-1)!;
+      const byHash = await get(replayed.api, `/extended/v1/address/${senders[0]}/nonces?block_hash=${tip.indexBlockHash}`);
+      expect(byHash.body.last_executed_tx_nonce).toBe(Number(replayed.ledger.nonceAt(senders[0]!)));
       const p = senders[0]!;
-      expect((await get(system, `/extended/v1/address/${p}/nonces?block_height=1&block_hash=${tip.indexBlockHash}`)).status).toBe(
-        400,
-      );
-      expect((await get(system, `/extended/v1/address/${p}/nonces?block_height=${tip.height + 1}`)).status).toBe(404);
-      expect((await get(system, `/extended/v1/address/${p}/nonces?block_hash=abc`)).status).toBe(400);
+      expect(
+        (await get(replayed.api, `/extended/v1/address/${p}/nonces?block_height=1&block_hash=${tip.indexBlockHash}`)).status,
+      ).toBe(400);
+      expect((await get(replayed.api, `/extended/v1/address/${p}/nonces?block_height=${tip.height + 1}`)).status).toBe(404);
+      expect((await get(replayed.api, `/extended/v1/address/${p}/nonces?block_hash=abc`)).status).toBe(400);
     });
 
     it('keeps the STX supply and each principal’s per-transaction activity as their definitions give them (reorgs included)', async () => {
@@ -369,11 +361,11 @@ for (const fixture of FIXTURES) {
         raw.set(b.index_block_hash, { supply: delta });
       }
       let supply = 0n;
-      const step = Math.max(1, Math.floor(ledger.canonical.length / 6));
-      for (const [i, block] of ledger.canonical.entries()) {
+      const step = Math.max(1, Math.floor(replayed.ledger.canonical.length / 6));
+      for (const [i, block] of replayed.ledger.canonical.entries()) {
         supply += raw.get(block.indexBlockHash)!.supply;
-        if (i % step !== 0 && i !== ledger.canonical.length - 1) continue;
-        const { body } = await get(system, `/extended/v1/stx_supply/legacy_format?height=${block.height}`);
+        if (i % step !== 0 && i !== replayed.ledger.canonical.length - 1) continue;
+        const { body } = await get(replayed.api, `/extended/v1/stx_supply/legacy_format?height=${block.height}`);
         const stx = `${supply / 1_000_000n}.${(supply % 1_000_000n).toString().padStart(6, '0')}`;
         expectMessage(String(block.height), () =>
           expect({ totalStacks: body.totalStacks, blockHeight: body.blockHeight }).toEqual({
@@ -382,14 +374,14 @@ for (const fixture of FIXTURES) {
           }),
         );
       }
-      expect((await get(system, '/extended/v3/tokens/stx/supply')).body.total).toBe(supply.toString());
+      expect((await get(replayed.api, '/extended/v3/tokens/stx/supply')).body.total).toBe(supply.toString());
 
       // The rows the indexer kept block by block equal the rows computed from scratch over the canonical chain, and the
       // counts their rows; checked on this test's own copy, rolled back. On the recordings with reorgs and with token
       // events (the others add nothing these two do not cover, at a second a fixture).
       if (!['mainnet-reorg-scenario1.tsv', 'mainnet-out-of-order-microblock.tsv'].includes(fixture)) return;
       const tables = ['principal_txs', 'principal_tx_balance_changes', 'principal_tx_counts', ...PRINCIPAL_LIST_TABLES] as const;
-      const snapshot = async (q: typeof system.db) => {
+      const snapshot = async (q: typeof replayed.api.db) => {
         const out: Record<string, unknown[]> = {};
         for (const t of tables) {
           const { rows } = (await q.raw(
@@ -401,16 +393,16 @@ for (const fixture of FIXTURES) {
         }
         return out;
       };
-      const kept = await snapshot(system.db);
+      const kept = await snapshot(replayed.api.db);
       expect(kept['principal_txs']!.length).toBeGreaterThan(0);
-      const counts = (await system.db.raw(
+      const counts = (await replayed.api.db.raw(
         `SELECT count(*)::int AS n FROM principal_tx_counts c
          WHERE c.tx_count <> (SELECT count(*) FROM principal_txs t WHERE t.principal = c.principal)`,
       )) as { rows: Array<{ n: number }> };
       expect(counts.rows[0]!.n).toBe(0);
       // A block under canonical blocks leaving and joining again (what a block filling a gap does): the numbered
       // lists' rows above it (principal_txs's too, migration 077) are renumbered down, then up, and end as kept.
-      const dense = async (q: typeof system.db) => {
+      const dense = async (q: typeof replayed.api.db) => {
         for (const t of [...PRINCIPAL_LIST_TABLES, PRINCIPAL_TXS_LIST.table]) {
           const { rows } = (await q.raw(
             `SELECT count(*)::int AS n FROM (SELECT principal, array_agg(seq ORDER BY seq) AS s, count(*) AS c FROM ${t}
@@ -419,12 +411,12 @@ for (const fixture of FIXTURES) {
           expectMessage(t, () => expect(rows[0]!.n).toBe(0));
         }
       };
-      await dense(system.db);
-      const middle = ledger.canonical[Math.floor(ledger.canonical.length / 2)]!.indexBlockHash;
+      await dense(replayed.api.db);
+      const middle = replayed.ledger.canonical[Math.floor(replayed.ledger.canonical.length / 2)]!.indexBlockHash;
       // The indexer's statements, their one parameter `$1` bound where it appears.
-      const run = (q: typeof system.db, sql: string, value: string | string[]) =>
+      const run = (q: typeof replayed.api.db, sql: string, value: string | string[]) =>
         q.raw(sql.replace(/\$1/g, '?'), Array<string | string[]>((sql.match(/\$1/g) ?? []).length).fill(value));
-      await system.db
+      await replayed.api.db
         .transaction(async (trx) => {
           for (const t of PRINCIPAL_LIST_TABLES) await run(trx, principalListRemoveSql(t), [middle]);
           // principal_txs: the block's rows kept aside, deleted and renumbered as the indexer does, written back
@@ -456,7 +448,7 @@ for (const fixture of FIXTURES) {
         .catch((err: Error) => {
           if (err.message !== 'rollback') throw err;
         });
-      await system.db
+      await replayed.api.db
         .transaction(async (trx) => {
           for (const t of tables) await trx.raw(`DELETE FROM ${t}`);
           await trx.raw(principalActivityInsertSql('t.canonical', 'e.canonical'));
@@ -479,17 +471,17 @@ for (const fixture of FIXTURES) {
         const b = JSON.parse(r.body) as ListBlock;
         if (!byHash.has(b.index_block_hash)) byHash.set(b.index_block_hash, b);
       }
-      const canonical = ledger.canonical.map((c) => byHash.get(c.indexBlockHash)!);
+      const canonical = replayed.ledger.canonical.map((c) => byHash.get(c.indexBlockHash)!);
       const want = numberedLists(canonical);
       if (fixture === 'mainnet-reorg-scenario1.tsv') {
         // The orphaned blocks name principals too: lists that kept their rows would be longer than these.
         const orphaned = [...byHash.values()].filter(
-          (b) => !ledger.canonical.some((c) => c.indexBlockHash === b.index_block_hash),
+          (b) => !replayed.ledger.canonical.some((c) => c.indexBlockHash === b.index_block_hash),
         );
         const withOrphans = numberedLists([...canonical, ...orphaned]);
         expect([...withOrphans.txs.values()].flat().length).toBeGreaterThan([...want.txs.values()].flat().length);
       }
-      const mid = ledger.canonical[Math.floor(ledger.canonical.length / 2)]!.height;
+      const mid = replayed.ledger.canonical[Math.floor(replayed.ledger.canonical.length / 2)]!.height;
       const keyOf = {
         txs: (r: { tx: { tx_id: string } }) => r.tx.tx_id,
         assets: (r: { tx_id: string; event_index: number }) => `${r.tx_id}:${r.event_index}`,
@@ -497,12 +489,12 @@ for (const fixture of FIXTURES) {
       };
       const paths = { txs: 'transactions_with_transfers', assets: 'assets', inbound: 'stx_inbound' };
       let checked = 0;
-      for (const p of ledger.principals) {
+      for (const p of replayed.ledger.principals) {
         for (const list of ['txs', 'assets', 'inbound'] as const) {
           const all = want[list].get(p) ?? [];
           const base = `/extended/v1/address/${p}/${paths[list]}`;
           const keys = async (query: string) => {
-            const { status, body } = await get(system, `${base}?${query}`);
+            const { status, body } = await get(replayed.api, `${base}?${query}`);
             expectMessage(`${p} ${list} ${query}`, () => expect(status).toBe(200));
             return { total: body.total as number, keys: (body.results as Body[]).map((r) => keyOf[list](r)) };
           };
@@ -538,7 +530,7 @@ for (const fixture of FIXTURES) {
         const b = JSON.parse(r.body) as ListBlock;
         if (!byHash.has(b.index_block_hash)) byHash.set(b.index_block_hash, b);
       }
-      const canonical = ledger.canonical.map((c) => byHash.get(c.indexBlockHash)!);
+      const canonical = replayed.ledger.canonical.map((c) => byHash.get(c.indexBlockHash)!);
       if (fixture === 'mainnet-reorg-scenario1.tsv') {
         // The orphaned blocks name principals too: histories that kept their rows would be longer.
         const orphaned = [...byHash.values()].filter((b) => !canonical.includes(b));
@@ -589,8 +581,8 @@ for (const fixture of FIXTURES) {
         )) as { rows: Array<{ n: number }> };
         expectMessage(label, () => expect(rows[0]!.n).toBe(0));
       };
-      const everyone = new Set([...ledger.principals, ...addressHistories(canonical).keys()]);
-      await expectHistories(system, canonical, everyone, 'replayed');
+      const everyone = new Set([...replayed.ledger.principals, ...addressHistories(canonical).keys()]);
+      await expectHistories(replayed.api, canonical, everyone, 'replayed');
 
       // A canonical block under others leaves and joins again (what a reorg below the tip and a late block filling a
       // gap do), through the indexer's own functions, on a copy of the database: the rows above it move down, then up.
@@ -636,17 +628,17 @@ for (const fixture of FIXTURES) {
 
     it('answers an unknown principal with zeros and malformed parameters with 4xx JSON', async () => {
       const nobody = 'SP000000000000000000002Q6VF78';
-      if (!ledger.principals.has(nobody)) {
-        const { body } = await get(system, `/extended/v1/address/${nobody}/stx?until_block=1`);
+      if (!replayed.ledger.principals.has(nobody)) {
+        const { body } = await get(replayed.api, `/extended/v1/address/${nobody}/stx?until_block=1`);
         expect(body).toMatchObject({ balance: '0', total_sent: '0', locked: '0', lock_tx_id: '' });
       }
-      const p = [...ledger.principals][0]!;
-      expect((await get(system, `/extended/v1/address/not-an-address/stx`)).status).toBe(400);
-      expect((await get(system, `/extended/v1/address/${p}/stx?until_block=0`)).status).toBe(400);
-      expect((await get(system, `/extended/v1/address/${p}/stx?until_block=1&unanchored=true`)).status).toBe(400);
-      expect((await get(system, `/extended/v1/address/${p}/stx?until_block=0x${'ab'.repeat(32)}`)).status).toBe(404);
-      expect((await get(system, `/extended/v2/addresses/${p}/balances/ft?limit=201`)).status).toBe(400);
-      expect((await get(system, `/extended/v2/addresses/${p}/balances/ft/nonsense`)).status).toBe(400);
+      const p = [...replayed.ledger.principals][0]!;
+      expect((await get(replayed.api, `/extended/v1/address/not-an-address/stx`)).status).toBe(400);
+      expect((await get(replayed.api, `/extended/v1/address/${p}/stx?until_block=0`)).status).toBe(400);
+      expect((await get(replayed.api, `/extended/v1/address/${p}/stx?until_block=1&unanchored=true`)).status).toBe(400);
+      expect((await get(replayed.api, `/extended/v1/address/${p}/stx?until_block=0x${'ab'.repeat(32)}`)).status).toBe(404);
+      expect((await get(replayed.api, `/extended/v2/addresses/${p}/balances/ft?limit=201`)).status).toBe(400);
+      expect((await get(replayed.api, `/extended/v2/addresses/${p}/balances/ft/nonsense`)).status).toBe(400);
     });
   });
 }
