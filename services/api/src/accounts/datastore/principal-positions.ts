@@ -20,7 +20,8 @@ const FT_HELD = `principal = $1 AND kind = 'ft' AND balance > 0`;
 /**
  * `/extended/v3/principals/{principal}/balances/ft` (`$1` principal, `$2` limit, `$3`/`$4` the cursor's balance and
  * asset, null without one): its positive FT balances, largest first (then asset order), from the cursor's row on, one
- * row more than the page; their number; and the first row of the page before (index `token_balances_by_balance`).
+ * row more than the page; their number; and the first row of the page before (index `token_balances_by_balance`),
+ * looked for only when there is a cursor (without one the page is the list's first: a one-time filter of the plan).
  */
 const FT_POSITIONS = statement(
   `WITH page AS (
@@ -33,7 +34,7 @@ const FT_POSITIONS = statement(
    before AS (
      SELECT b.* FROM (
        SELECT t.asset_identifier, t.balance FROM token_balances t, first f
-       WHERE t.principal = $1 AND t.kind = 'ft' AND t.balance > 0
+       WHERE $3::numeric IS NOT NULL AND t.principal = $1 AND t.kind = 'ft' AND t.balance > 0
          AND (t.balance > f.balance OR (t.balance = f.balance AND t.asset_identifier < f.asset_identifier))
        ORDER BY t.balance, t.asset_identifier DESC LIMIT $2
      ) b ORDER BY b.balance DESC, b.asset_identifier LIMIT 1
