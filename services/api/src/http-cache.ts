@@ -2,13 +2,13 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { DbChainTip } from '@bda/db';
 
 /** Chain reads change only when the tip moves: the tip identifies the version of every chain answer. */
-export function chainTipETag(tip: DbChainTip | null): string {
+function chainTipETag(tip: DbChainTip | null): string {
   if (!tip) return 'W/"no-tip"';
   return `W/"${tip.index_block_hash}${tip.microblock_hash ? `:${tip.microblock_hash}` : ''}"`;
 }
 
 /** The cache policy of an answer with a validator: clients may keep it, and must ask whether it is still current. */
-export const REVALIDATE = 'public, no-cache';
+const REVALIDATE = 'public, no-cache';
 
 /** The parts of a response (express's, or a `ReadReply`) the cache policy sets. */
 interface CacheableReply {
@@ -47,7 +47,7 @@ export function noStore(res: CacheableReply): void {
  * `Last-Modified`): `If-None-Match` is `*` or lists `etag` (weak comparison), and the request does not ask past
  * caches with `Cache-Control: no-cache`.
  */
-export function isFresh(headers: IncomingHttpHeaders, etag: string): boolean {
+function isFresh(headers: IncomingHttpHeaders, etag: string): boolean {
   const header = headers['if-none-match'];
   if (!header) return false;
   const cacheControl = headers['cache-control'];

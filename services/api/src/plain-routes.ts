@@ -20,7 +20,6 @@ import type { Logger } from 'pino';
 import type { Histogram } from 'prom-client';
 import { AppError, resolveRequestId, toErrorAnswer } from '@bda/common';
 import { translateDbError } from './db-errors';
-import { isFresh, REVALIDATE } from './http-cache';
 import { undecodableParamMessage } from './path-templates';
 
 export interface GetRoute {
@@ -37,30 +36,15 @@ export interface GetRoute {
 export interface GetAnswer {
   /** The body (empty for a 304). */
   body: string;
-  /** 200 when absent; 304 for an answer the client's copy still is (no body). */
+  /** 200 when absent; 304 (no body) when `respondNotModifiedIfFresh` found the client's copy current. */
   status?: number;
   /** `application/json; charset=utf-8` when absent; `''` for none (an answer without a body). */
   contentType?: string;
   /** Headers of the answer (`Warning` of a deprecated operation, a validator and its `Cache-Control`…). */
   headers?: Readonly<Record<string, string>>;
-  /**
-   * The answer's version (a chain read's tip, `chainTipETag`): sent as `ETag` with `Cache-Control: public, no-cache`
-   * instead of `no-store`, and a request whose `If-None-Match` still names it gets a 304 without the body.
-   */
-  etag?: string;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
-
-/** An answer with its validator applied: the headers to send, and whether the client's copy is current (a 304). */
-function resolveAnswer(
-  a: GetAnswer,
-  requestHeaders: IncomingHttpHeaders,
-): { status: number; headers: Readonly<Record<string, string>> } {
-  if (a.etag === undefined) return { status: a.status ?? 200, headers: a.headers ?? {} };
-  const headers = { ...a.headers, ETag: a.etag, 'Cache-Control': REVALIDATE };
-  return { status: isFresh(requestHeaders, a.etag) ? 304 : (a.status ?? 200), headers };
-}
 
 /** The routes as an express router (same handlers), for apps that mount them among other express routes. */
 export function expressRouter(routes: readonly GetRoute[]): Router {
@@ -72,8 +56,8 @@ export function expressRouter(routes: readonly GetRoute[]): Router {
         res.type('application/json').send(answer);
         return;
       }
-      const { status, headers } = resolveAnswer(answer, req.headers);
-      res.status(status).set(headers);
+      const status = answer.status ?? 200;
+      res.status(status).set(answer.headers ?? {});
       if (status === 304) {
         res.end();
         return;
@@ -212,9 +196,9 @@ function serve(
   answer.then(
     (a) => {
       if (typeof a === 'string') return writeBody(res, 200, JSON_TYPE, a);
-      const { status, headers } = resolveAnswer(a, req.headers);
-      if (status === 304) return writeNotModified(res, headers);
-      writeBody(res, status, a.contentType ?? JSON_TYPE, a.body, headers);
+      const status = a.status ?? 200;
+      if (status === 304) return writeNotModified(res, a.headers ?? {});
+      writeBody(res, status, a.contentType ?? JSON_TYPE, a.body, a.headers);
     },
     (err: unknown) => writeError(req, res, path, err, opts.logger),
   );
