@@ -12,6 +12,7 @@ import {
   principalListRemoveSql,
 } from '@bda/db';
 import { startApi, type ApiHarness } from './support/api-harness';
+import type { AccountLedger } from './support/account-ledger';
 import { replayedAccounts } from './support/replayed-accounts';
 import { loadRecordedEvents } from './support/replayed-database';
 import { addCanonicalBlockReadModels, removeAddressTxs } from '../../indexer/src/stacks/read-models';
@@ -170,6 +171,20 @@ function addressHistories(blocks: ListBlock[]): Map<string, Array<{ key: string;
     );
   }
   return out;
+}
+
+/**
+ * The recorded `/new_block` bodies (the first recording of each hash): the ledger's canonical blocks, lowest first,
+ * and the others (orphaned by a reorg).
+ */
+function recordedBlocks(fixture: string, ledger: AccountLedger): { canonical: ListBlock[]; orphaned: ListBlock[] } {
+  const byHash = new Map<string, ListBlock>();
+  for (const r of loadRecordedEvents(fixture).filter((e) => e.path === '/new_block')) {
+    const b = JSON.parse(r.body) as ListBlock;
+    if (!byHash.has(b.index_block_hash)) byHash.set(b.index_block_hash, b);
+  }
+  const canonical = ledger.canonical.map((c) => byHash.get(c.indexBlockHash)!);
+  return { canonical, orphaned: [...byHash.values()].filter((b) => !canonical.includes(b)) };
 }
 
 const FIXTURES = [
@@ -466,18 +481,10 @@ for (const fixture of FIXTURES) {
       // The recordings with reorgs, with token events, and the mocknet's transfers (account-activity.test.ts checks the
       // first pages of the other two).
       if (!['mocknet.tsv', 'mainnet-reorg-scenario1.tsv', 'mainnet-out-of-order-microblock.tsv'].includes(fixture)) return;
-      const byHash = new Map<string, ListBlock>();
-      for (const r of loadRecordedEvents(fixture).filter((e) => e.path === '/new_block')) {
-        const b = JSON.parse(r.body) as ListBlock;
-        if (!byHash.has(b.index_block_hash)) byHash.set(b.index_block_hash, b);
-      }
-      const canonical = replayed.ledger.canonical.map((c) => byHash.get(c.indexBlockHash)!);
+      const { canonical, orphaned } = recordedBlocks(fixture, replayed.ledger);
       const want = numberedLists(canonical);
       if (fixture === 'mainnet-reorg-scenario1.tsv') {
         // The orphaned blocks name principals too: lists that kept their rows would be longer than these.
-        const orphaned = [...byHash.values()].filter(
-          (b) => !replayed.ledger.canonical.some((c) => c.indexBlockHash === b.index_block_hash),
-        );
         const withOrphans = numberedLists([...canonical, ...orphaned]);
         expect([...withOrphans.txs.values()].flat().length).toBeGreaterThan([...want.txs.values()].flat().length);
       }
@@ -525,15 +532,9 @@ for (const fixture of FIXTURES) {
 
     it('numbers each address’s v1 transactions as the canonical chain gives them at any offset, also after a block under canonical ones leaves and comes back (reorgs included)', async () => {
       if (!['mocknet.tsv', 'mainnet-reorg-scenario1.tsv', 'mainnet-out-of-order-microblock.tsv'].includes(fixture)) return;
-      const byHash = new Map<string, ListBlock>();
-      for (const r of loadRecordedEvents(fixture).filter((e) => e.path === '/new_block')) {
-        const b = JSON.parse(r.body) as ListBlock;
-        if (!byHash.has(b.index_block_hash)) byHash.set(b.index_block_hash, b);
-      }
-      const canonical = replayed.ledger.canonical.map((c) => byHash.get(c.indexBlockHash)!);
+      const { canonical, orphaned } = recordedBlocks(fixture, replayed.ledger);
       if (fixture === 'mainnet-reorg-scenario1.tsv') {
         // The orphaned blocks name principals too: histories that kept their rows would be longer.
-        const orphaned = [...byHash.values()].filter((b) => !canonical.includes(b));
         const count = (m: Map<string, unknown[]>) => [...m.values()].flat().length;
         expect(count(addressHistories([...canonical, ...orphaned]))).toBeGreaterThan(count(addressHistories(canonical)));
       }
