@@ -14,3 +14,4 @@ export * from './parse-json-exact';
 export * from './with-timeout';
 export * from './knex-log';
 export * from './read-body';
+export * from './access-writer';

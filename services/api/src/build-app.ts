@@ -3,7 +3,16 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { Histogram, type Registry } from 'prom-client';
-import { accessLog, errorMiddleware, healthRouter, notFoundHandler, requestId } from '@bda/common';
+import {
+  accessLog,
+  errorMiddleware,
+  healthRouter,
+  notFoundHandler,
+  requestId,
+  requestLog,
+  type AccessSink,
+  type RequestLog,
+} from '@bda/common';
 import { isDbReachable } from '@bda/db';
 import { DEFAULT_PAGE_LIMITS, type PageLimits } from './env';
 import { dbErrorMiddleware } from './db-errors';
@@ -43,6 +52,11 @@ export interface ApiDeps {
   metricsText?: () => Promise<string>;
   /** `/rosetta/v1` settings (offline mode, network, node RPC URLs); online, network from the chain, no node when omitted. */
   rosetta?: RosettaOptions;
+  /**
+   * Where the access lines go, built by hand (the process: an `AccessWriter` on stdout, ADR 0029); through `logger` when
+   * omitted.
+   */
+  accessSink?: AccessSink;
 }
 
 type DurationHistogram = Histogram<'method' | 'route' | 'status'>;
@@ -74,7 +88,7 @@ function httpMetrics(duration: DurationHistogram): RequestHandler {
  * error is `{error, message}` JSON; unknown routes are 404 JSON.
  */
 export function buildApp(deps: ApiDeps): Express {
-  return createApp(deps, durationHistogram(deps.metrics), familyRoutes(deps));
+  return createApp(deps, durationHistogram(deps.metrics), familyRoutes(deps), accessLogOf(deps));
 }
 
 /** The families' GET endpoints, built once (their batch loaders are shared by the plain and the express mounting). */
@@ -122,14 +136,19 @@ function plainList(families: FamilyRoutes): GetRoute[] {
 export function buildRequestListener(deps: ApiDeps): (req: IncomingMessage, res: ServerResponse) => void {
   const duration = durationHistogram(deps.metrics);
   const families = familyRoutes(deps);
-  const app = createApp(deps, duration, families);
-  const plain = plainRoutes(plainList(families), { logger: deps.logger, duration });
+  const log = accessLogOf(deps);
+  const app = createApp(deps, duration, families, log);
+  const plain = plainRoutes(plainList(families), { logger: deps.logger, log, duration });
   return (req, res) => {
     if (!plain(req, res)) app(req, res);
   };
 }
 
-function createApp(deps: ApiDeps, duration: DurationHistogram, families: FamilyRoutes): Express {
+function accessLogOf(deps: ApiDeps): RequestLog {
+  return requestLog(deps.logger, 'api', deps.accessSink);
+}
+
+function createApp(deps: ApiDeps, duration: DurationHistogram, families: FamilyRoutes, log: RequestLog): Express {
   const limits = deps.pageLimits ?? DEFAULT_PAGE_LIMITS;
   const document = bundleOpenApi(loadSchemaSources(deps.schemasDir), limits);
 
@@ -153,7 +172,7 @@ function createApp(deps: ApiDeps, duration: DurationHistogram, families: FamilyR
       metrics: deps.metrics,
     }),
   );
-  app.use(accessLog(deps.logger));
+  app.use(accessLog(log));
   app.use(httpMetrics(duration));
   app.use((_req, res, next) => {
     // Default for everything (errors included); chain reads replace it with a tip-validated policy.

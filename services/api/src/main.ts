@@ -4,6 +4,7 @@
  */
 import cluster from 'node:cluster';
 import {
+  AccessWriter,
   closeServer,
   clusterWorkerMetrics,
   listen,
@@ -49,6 +50,11 @@ async function serve(mode: 'single' | 'worker'): Promise<void> {
     statementTimeoutMs: env.API_STATEMENT_TIMEOUT_MS,
   });
   const metrics = createMetricsRegistry('api');
+  // The access lines of each event-loop turn in one write on stdout (ADR 0029); what is left is written at shutdown.
+  const accessWriter = new AccessWriter({
+    fd: 1,
+    onError: (err) => logger.error({ err }, 'access log write failed; its lines are dropped'),
+  });
   // Listening does not wait for the database: /readyz stays 503 until it answers.
   const { server, port } = await listen(
     buildRequestListener({
@@ -62,6 +68,7 @@ async function serve(mode: 'single' | 'worker'): Promise<void> {
       pageLimits: pageLimitsFromEnv(env),
       schemasDir: env.API_SCHEMAS_DIR,
       rosetta: rosettaOptionsFromEnv(env),
+      accessSink: accessWriter,
     }),
     env.API_PORT,
     env.API_HOST,
@@ -82,6 +89,7 @@ async function serve(mode: 'single' | 'worker'): Promise<void> {
   shutdown.register('database', 'db pool', () => db.destroy());
   shutdown.register('database', 'runes db pool', () => runesDb.close());
   shutdown.register('database', 'names db pool', () => namesDb.close());
+  shutdown.register('database', 'access log', () => accessWriter.flushSync());
   logger.info({ port, mode }, 'api listening');
 }
 

@@ -18,7 +18,7 @@ import { parse as parseQuery, type ParsedUrlQuery } from 'node:querystring';
 import express, { type Router } from 'express';
 import type { Logger } from 'pino';
 import type { Histogram } from 'prom-client';
-import { AppError, resolveRequestId, toErrorAnswer } from '@bda/common';
+import { AppError, resolveRequestId, toErrorAnswer, type RequestLog } from '@bda/common';
 import { translateDbError } from './db-errors';
 import { undecodableParamMessage } from './path-templates';
 
@@ -74,7 +74,10 @@ export function expressRouter(routes: readonly GetRoute[]): Router {
 }
 
 export interface PlainRouteOptions {
+  /** Warnings and errors. */
   logger: Logger;
+  /** The access lines. */
+  log: RequestLog;
   /** The api's `api_http_request_duration_seconds` (labels method, route, status). */
   duration: Histogram<'method' | 'route' | 'status'>;
 }
@@ -180,10 +183,7 @@ function serve(
   res.once('finish', () => {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     opts.duration.observe({ method: req.method, route: c.route.path, status: String(res.statusCode) }, seconds);
-    opts.logger.info(
-      { reqId: id, method: req.method, path, status: res.statusCode, ms: Math.round(seconds * 100_000) / 100 },
-      'request',
-    );
+    opts.log({ reqId: id, method: req.method, path, status: res.statusCode, ms: Math.round(seconds * 100_000) / 100 });
   });
   let answer: Promise<string | GetAnswer>;
   try {

@@ -99,6 +99,7 @@ describe('api with API_WORKERS=2', () => {
         const closed = lines.filter((l) => l.pid === pid && l.msg === 'closed').map((l) => `${l.phase}:${l.name}`);
         expect(closed.slice(0, 1)).toEqual(['intake:http']);
         expect(closed.slice(1).sort()).toEqual([
+          'database:access log',
           'database:db pool',
           'database:names db pool',
           'database:runes db pool',

@@ -1,12 +1,17 @@
 import pino from 'pino';
-import { clusterWorkerMetrics, createMetricsRegistry, ShutdownRegistry, type Logger } from '@bda/common';
+import {
+  AccessWriter,
+  clusterWorkerMetrics,
+  createMetricsRegistry,
+  ShutdownRegistry,
+  type AccessSink,
+  type Logger,
+} from '@bda/common';
 import { createDb } from '@bda/db';
 import { buildAdminApp, buildApp, type GatewayDeps } from './build-app';
 import type { GatewayEnv } from './env';
 import { KeyStore } from './keys/key-store';
 import { createGatewayMetrics } from './metrics';
-import type { AccessSink } from './proxy/access-line';
-import { AccessWriter } from './proxy/access-writer';
 import { isOwnPath, proxyRequest } from './proxy/gateway-handler';
 import { InvalidKeyBudget } from './rate-limit/invalid-key-budget';
 import { createLimiter } from './startup/create-limiter';

@@ -2,7 +2,7 @@ import type { RequestListener } from 'node:http';
 import express from 'express';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { accessLog, errorMiddleware, healthRouter, requestId, sendError, type BodyPace } from '@bda/common';
+import { accessLog, errorMiddleware, healthRouter, requestId, requestLog, sendError, type BodyPace } from '@bda/common';
 import type { BusProducer } from '@bda/bus';
 import { eventIntake, parseByteSize } from './event-intake';
 import type { IndexerPacer } from './indexer-pacer';
@@ -55,7 +55,7 @@ export function buildApp(deps: ObserverDeps): RequestListener {
       metrics,
     }),
   );
-  app.use(accessLog(logger));
+  app.use(accessLog(requestLog(logger, 'observer')));
   app.use((req, res) => {
     sendError(res, 405, 'method_not_allowed', `the observer takes POST requests; got ${req.method} ${req.path}`);
   });

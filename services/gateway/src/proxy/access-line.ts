@@ -1,9 +1,4 @@
-import { hostname } from 'node:os';
-
-/** Where hand-built access lines go: the access log's asynchronous destination (sonic-boom's `write`). */
-export interface AccessSink {
-  write(line: string): unknown;
-}
+import { infoLinePrefix } from '@bda/common';
 
 /** One request's access line: what log-request.ts knows once the response is over. */
 export interface AccessLine {
@@ -21,10 +16,6 @@ export interface AccessLine {
   aborted: boolean | undefined;
 }
 
-// pino's fixed fields at level info, in pino's order ({"level","time","pid","hostname","name",…,"msg"}).
-const PID = process.pid;
-const HOSTNAME = JSON.stringify(hostname());
-
 /**
  * The access line as pino writes it for `logger.info(fields, 'request')` with `name: 'gateway'` (the same keys, order
  * and JSON; undefined fields left out), built by hand: pino's generic serializer was the larger part of the access
@@ -32,7 +23,7 @@ const HOSTNAME = JSON.stringify(hostname());
  * the line.
  */
 export function accessLine(l: AccessLine, now: number = Date.now()): string {
-  let s = `{"level":30,"time":${now},"pid":${PID},"hostname":${HOSTNAME},"name":"gateway","reqId":${JSON.stringify(l.reqId)}`;
+  let s = `${infoLinePrefix('gateway', now)},"reqId":${JSON.stringify(l.reqId)}`;
   if (l.method !== undefined) s += `,"method":${JSON.stringify(l.method)}`;
   s += `,"path":${JSON.stringify(l.path)},"status":${l.status},"ms":${l.ms},"ip":${JSON.stringify(l.ip)}`;
   if (l.keyId !== undefined) s += `,"keyId":${JSON.stringify(l.keyId)}`;

@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
-import { RateLimitedError, type Logger } from '@bda/common';
+import { RateLimitedError, type AccessSink, type Logger } from '@bda/common';
 import type { KeyStore } from '../keys/key-store';
 import type { GatewayMetrics } from '../metrics';
 import type { InvalidKeyBudget } from '../rate-limit/invalid-key-budget';
 import { limitRequest } from '../rate-limit/limit-request';
 import type { Limiter, PolicyConfig, Subject } from '../rate-limit/policy';
 import type { RouteSpec } from './allowlist';
-import type { AccessSink } from './access-line';
 import { answerError } from './answer-error';
 import { authenticate } from './authenticate';
 import { chooseUpstream } from './choose-upstream';

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from '@bda/common';
+import type { AccessSink, Logger } from '@bda/common';
 import type { GatewayMetrics } from '../metrics';
-import { accessLine, type AccessSink } from './access-line';
+import { accessLine } from './access-line';
 import type { ForwardContext } from './forward';
 
 /** What the steps of a request learned, for its access line and metrics. */

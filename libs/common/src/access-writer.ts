@@ -1,5 +1,9 @@
 import { writeSync } from 'node:fs';
-import type { AccessSink } from './access-line';
+
+/** Where hand-built access lines go: one line at a time, each ending in `\n`. */
+export interface AccessSink {
+  write(line: string): unknown;
+}
 
 /** Writes bytes to a file descriptor, as `fs.writeSync`: how many were written, or throws (EAGAIN: try again later). */
 export type WriteFd = (fd: number, buf: Buffer) => number;
@@ -20,19 +24,21 @@ export interface AccessWriterOptions {
 }
 
 /**
- * The access log's writer: the lines of one event-loop turn are written together right after it (`setImmediate`), with
- * plain `write(2)` calls on the gateway's own thread, in chunks of whole lines of at most `maxWrite` bytes.
+ * The access log's writer (the gateway's and the api's): the lines of one event-loop turn are written together right
+ * after it (`setImmediate`), with plain `write(2)` calls on the process's own thread, in chunks of whole lines of at
+ * most `maxWrite` bytes.
  *
  * Why not pino's asynchronous destination (sonic-boom, `sync: false`): each of its writes goes through libuv's thread
  * pool and comes back through the event loop. When the gateway is not saturated — every request its own turn, as in
  * front of an api that is itself the bottleneck — that was two thread hand-offs and a loop wake-up more per request,
- * about a quarter of the gateway's CPU per request in bench/gateway/deployed-reads (issue 26, ADR 0029). A saturated
- * gateway batches either way (many requests a turn).
+ * about a quarter of the gateway's CPU per request in bench/gateway/deployed-reads (issue 26, ADR 0029). And not a
+ * synchronous destination either (the api's before, ADR 0029): one `write(2)` per line was 6 % of the api's CPU on a
+ * name lookup, plus pino's serializer and redaction around it.
  *
  * Blocking: like pino's synchronous destinations and Node's own stdout on Linux, a write to a full blocking pipe waits
  * for its reader. A non-blocking destination that is full (EAGAIN) keeps its lines and is tried again after `retryMs`;
  * the rest of a partial write follows at once. Nothing is dropped, unless a write fails otherwise (the log's reader is gone: EPIPE),
- * which drops the lines held then and says so (once) through `onError`, never stopping the gateway. `flushSync` (shutdown)
+ * which drops the lines held then and says so (once) through `onError`, never stopping the process. `flushSync` (shutdown)
  * writes what is left before the process ends.
  */
 export class AccessWriter implements AccessSink {
