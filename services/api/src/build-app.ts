@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { Histogram, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
 import {
   accessLog,
   errorMiddleware,
@@ -57,6 +57,8 @@ export interface ApiDeps {
    * omitted.
    */
   accessSink?: AccessSink;
+  /** Whether identical GETs of one event-loop turn share an answer (`SameTurnAnswers`, ADR 0033); true when omitted. */
+  shareAnswers?: boolean;
 }
 
 type DurationHistogram = Histogram<'method' | 'route' | 'status'>;
@@ -138,7 +140,17 @@ export function buildRequestListener(deps: ApiDeps): (req: IncomingMessage, res:
   const families = familyRoutes(deps);
   const log = accessLogOf(deps);
   const app = createApp(deps, duration, families, log);
-  const plain = plainRoutes(plainList(families), { logger: deps.logger, log, duration });
+  const shared = new Counter({
+    name: 'api_http_shared_answers_total',
+    help: 'GET requests answered with the answer of an identical request of the same event-loop turn',
+    registers: [deps.metrics],
+  });
+  const plain = plainRoutes(plainList(families), {
+    logger: deps.logger,
+    log,
+    duration,
+    shared: deps.shareAnswers === false ? undefined : shared,
+  });
   return (req, res) => {
     if (!plain(req, res)) app(req, res);
   };

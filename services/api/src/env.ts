@@ -25,6 +25,12 @@ export const apiEnvSchema = z
     API_DB_POOL: z.coerce.number().int().min(1).max(500).default(10),
     /** Per-statement timeout in ms; a slow query becomes a 500 instead of holding a connection forever. */
     API_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+    /**
+     * Identical GET requests (same target, same `If-None-Match` and `Cache-Control`) read in the same turn of the event
+     * loop share one answer (`same-turn-answers.ts`, ADR 0033). `false` computes each on its own (benchmarks measure the
+     * cost of an answer with it).
+     */
+    API_SHARE_ANSWERS: envBoolean.default(true),
     /** Directory with `openapi.json` and `components/` (default: the repository's `schemas/`); set it in images. */
     API_SCHEMAS_DIR: z.string().min(1).optional(),
     /** pino log level. */

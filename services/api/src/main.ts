@@ -69,6 +69,7 @@ async function serve(mode: 'single' | 'worker'): Promise<void> {
       schemasDir: env.API_SCHEMAS_DIR,
       rosetta: rosettaOptionsFromEnv(env),
       accessSink: accessWriter,
+      shareAnswers: env.API_SHARE_ANSWERS,
     }),
     env.API_PORT,
     env.API_HOST,

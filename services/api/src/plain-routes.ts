@@ -17,9 +17,10 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { parse as parseQuery, type ParsedUrlQuery } from 'node:querystring';
 import express, { type Router } from 'express';
 import type { Logger } from 'pino';
-import type { Histogram } from 'prom-client';
+import type { Counter, Histogram } from 'prom-client';
 import { AppError, resolveRequestId, toErrorAnswer, type RequestLog } from '@bda/common';
 import { translateDbError } from './db-errors';
+import { SameTurnAnswers } from './same-turn-answers';
 import { undecodableParamMessage } from './path-templates';
 
 export interface GetRoute {
@@ -27,7 +28,8 @@ export interface GetRoute {
   path: string;
   /**
    * The answer: its JSON text (a 200), or an answer with a status, headers, a validator; throws an `AppError` (or a
-   * database error) for a failure.
+   * database error) for a failure. A function of the request target, the database, and of the headers only
+   * `If-None-Match` and `Cache-Control`: identical requests of one event-loop turn share it (`SameTurnAnswers`).
    */
   handle(params: Record<string, string>, query: ParsedUrlQuery, headers: IncomingHttpHeaders): Promise<string | GetAnswer>;
 }
@@ -80,6 +82,11 @@ export interface PlainRouteOptions {
   log: RequestLog;
   /** The api's `api_http_request_duration_seconds` (labels method, route, status). */
   duration: Histogram<'method' | 'route' | 'status'>;
+  /**
+   * Identical requests of one event-loop turn share an answer (`SameTurnAnswers`), counted here; each request is
+   * answered on its own when absent.
+   */
+  shared?: Counter;
 }
 
 export interface Compiled {
@@ -154,6 +161,8 @@ export function plainRoutes(
   opts: PlainRouteOptions,
 ): (req: IncomingMessage, res: ServerResponse) => boolean {
   const match = routeMatcher(routes);
+  const counter = opts.shared;
+  const sameTurn = counter ? new SameTurnAnswers<string | GetAnswer>(() => counter.inc()) : undefined;
   return (req, res) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
     const url = req.url ?? '';
@@ -161,7 +170,7 @@ export function plainRoutes(
     const path = q === -1 ? url : url.slice(0, q);
     const found = match(path);
     if (!found) return false;
-    serve(req, res, found.route, found.match, q === -1 ? '' : url.slice(q + 1), path, opts);
+    serve(req, res, found.route, found.match, q === -1 ? '' : url.slice(q + 1), path, opts, sameTurn);
     return true;
   };
 }
@@ -174,6 +183,7 @@ function serve(
   search: string,
   path: string,
   opts: PlainRouteOptions,
+  sameTurn: SameTurnAnswers<string | GetAnswer> | undefined,
 ): void {
   const started = process.hrtime.bigint();
   const id = resolveRequestId(req.headers['x-request-id']);
@@ -185,14 +195,19 @@ function serve(
     opts.duration.observe({ method: req.method, route: c.route.path, status: String(res.statusCode) }, seconds);
     opts.log({ reqId: id, method: req.method, path, status: res.statusCode, ms: Math.round(seconds * 100_000) / 100 });
   });
-  let answer: Promise<string | GetAnswer>;
-  try {
-    const params: Record<string, string> = {};
-    for (let i = 0; i < c.names.length; i++) params[c.names[i]!] = decodeParam(c.names[i]!, m[i + 1]!);
-    answer = c.route.handle(params, parseQuery(search), req.headers);
-  } catch (err) {
-    answer = Promise.reject(err);
-  }
+  const run = (): Promise<string | GetAnswer> => {
+    try {
+      const params: Record<string, string> = {};
+      for (let i = 0; i < c.names.length; i++) params[c.names[i]!] = decodeParam(c.names[i]!, m[i + 1]!);
+      return c.route.handle(params, parseQuery(search), req.headers);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  };
+  // The answer depends on the request target and, of the headers, on those the 304 decision reads (http-cache.ts).
+  const answer = sameTurn
+    ? sameTurn.answer(`${req.url}\n${req.headers['if-none-match'] ?? ''}\n${req.headers['cache-control'] ?? ''}`, run)
+    : run();
   answer.then(
     (a) => {
       if (typeof a === 'string') return writeBody(res, 200, JSON_TYPE, a);

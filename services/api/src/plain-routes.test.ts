@@ -1,0 +1,134 @@
+import { connect } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from '@jest/globals';
+import { pino } from 'pino';
+import { Counter, Histogram, Registry } from 'prom-client';
+import { plainRoutes, type GetRoute } from './plain-routes';
+
+/** A route that counts its runs and answers 304 when the client holds its one version (`W/"v1"`). */
+function countingRoute(): { route: GetRoute; runs: string[] } {
+  const runs: string[] = [];
+  return {
+    runs,
+    route: {
+      path: '/test/items/:id',
+      async handle(params, query, headers) {
+        runs.push(`${params.id}?${String(query.page ?? '')}`);
+        if (headers['if-none-match'] === 'W/"v1"') return { body: '', status: 304, headers: { ETag: 'W/"v1"' } };
+        return {
+          body: JSON.stringify({ id: params.id, page: query.page ?? null, run: runs.length }),
+          headers: { ETag: 'W/"v1"' },
+        };
+      },
+    },
+  };
+}
+
+async function serve(route: GetRoute, share: boolean): Promise<{ server: Server; port: number; shared: Counter }> {
+  const registry = new Registry();
+  const shared = new Counter({ name: 'shared', help: 'shared', registers: [registry] });
+  const duration = new Histogram({ name: 'd', help: 'd', labelNames: ['method', 'route', 'status'], registers: [registry] });
+  const listener = plainRoutes([route], {
+    logger: pino({ level: 'silent' }),
+    log: () => {},
+    duration,
+    shared: share ? shared : undefined,
+  });
+  const server = createServer((req, res) => {
+    if (!listener(req, res)) res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as AddressInfo).port, shared };
+}
+
+/**
+ * Sends `requests` pipelined in ONE write on one connection, so the server reads them in the same turn of its event
+ * loop, and returns the raw responses' status lines and bodies in order.
+ */
+async function pipelined(port: number, requests: string[]): Promise<Array<{ status: number; body: string }>> {
+  const raw = await new Promise<string>((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (d: string) => {
+      text += d;
+      if ((text.match(/HTTP\/1\.1 /g) ?? []).length === requests.length && /\r\n\r\n[^]*$/.test(text)) {
+        const last = text.lastIndexOf('HTTP/1.1 ');
+        const head = text.slice(last, text.indexOf('\r\n\r\n', last));
+        const len = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
+        if (text.length >= text.indexOf('\r\n\r\n', last) + 4 + len) socket.end(() => resolve(text));
+      }
+    });
+    socket.on('error', reject);
+    socket.write(requests.map((r) => `${r}\r\n`).join(''));
+  });
+  return raw
+    .split(/(?=HTTP\/1\.1 )/)
+    .map((part) => ({ status: Number(part.slice(9, 12)), body: part.slice(part.indexOf('\r\n\r\n') + 4) }));
+}
+
+const get = (target: string, extra = '') => `GET ${target} HTTP/1.1\r\nHost: test\r\n${extra}`;
+
+describe('plainRoutes: identical requests of one turn', () => {
+  it('answers identical pipelined requests with one run of the route, and counts the shared ones', async () => {
+    const { route, runs } = countingRoute();
+    const { server, port, shared } = await serve(route, true);
+    try {
+      const answers = await pipelined(port, [get('/test/items/7'), get('/test/items/7'), get('/test/items/7')]);
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+      expect(answers.map((a) => JSON.parse(a.body))).toEqual(Array(3).fill({ id: '7', page: null, run: 1 }));
+      expect(runs).toEqual(['7?']);
+      expect((await shared.get()).values[0]!.value).toBe(2);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('runs the route again for another target, another query, or another If-None-Match in the same turn', async () => {
+    const { route, runs } = countingRoute();
+    const { server, port } = await serve(route, true);
+    try {
+      const answers = await pipelined(port, [
+        get('/test/items/7'),
+        get('/test/items/8'),
+        get('/test/items/7?page=2'),
+        get('/test/items/7', 'If-None-Match: W/"v1"\r\n'),
+        get('/test/items/7', 'Cache-Control: no-cache\r\n'),
+        get('/test/items/7'),
+      ]);
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 304, 200, 200]);
+      expect(answers.map((a) => a.body)).toEqual([
+        JSON.stringify({ id: '7', page: null, run: 1 }),
+        JSON.stringify({ id: '8', page: null, run: 2 }),
+        JSON.stringify({ id: '7', page: '2', run: 3 }),
+        '',
+        JSON.stringify({ id: '7', page: null, run: 5 }),
+        JSON.stringify({ id: '7', page: null, run: 1 }),
+      ]);
+      expect(runs).toEqual(['7?', '8?', '7?2', '7?', '7?']);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('runs the route for every request when sharing is off, and for requests of later turns', async () => {
+    const { route, runs } = countingRoute();
+    const { server, port } = await serve(route, false);
+    try {
+      await pipelined(port, [get('/test/items/7'), get('/test/items/7')]);
+      expect(runs).toEqual(['7?', '7?']);
+    } finally {
+      server.close();
+    }
+    const shared = countingRoute();
+    const on = await serve(shared.route, true);
+    try {
+      await pipelined(on.port, [get('/test/items/7')]);
+      await pipelined(on.port, [get('/test/items/7')]);
+      expect(shared.runs).toEqual(['7?', '7?']);
+    } finally {
+      on.server.close();
+    }
+  });
+});
