@@ -24,6 +24,7 @@
  *        BENCH_PLANS=0 (no plans) BENCH_PLANS_ONLY=1 (the plans, no load)
  * A reused database is migrated first (the indexer would on start; only the api runs here).
  */
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startPostgres } from '@bda/test-support';
@@ -38,6 +39,7 @@ import { BenchInvalidError, formatSpread } from '../spread';
 import { checkIngested, expectedTip } from '../ingest/check-ingested';
 import { createDb, migrateLatest } from '@bda/db';
 import { PlanExplainer } from './explain-plans';
+import { allProcs, treeCpuMs } from '../ingest/proc-cpu';
 
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 4000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -223,17 +225,35 @@ async function main(): Promise<void> {
         if (res.status !== 200) throw new BenchInvalidError(`${path} answered ${res.status}: ${await res.text()}`);
         await res.arrayBuffer();
       }
-      const runs = new Map<string, Load[]>();
+      // CPU per request (µs) of the api process and of PostgreSQL (the postmaster and its backends) during each timed
+      // run, from /proc: what a request costs on each side, which the req/s of a shared 2-core machine blurs.
+      const apiPid = sys.procs.get('api')!.child.pid!;
+      const postmaster = Number(readFileSync(join(tmp, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+      const cpu = () => {
+        const procs = allProcs();
+        return { api: treeCpuMs(apiPid, procs), pg: treeCpuMs(postmaster, procs) };
+      };
+      type Run = Load & { apiUs: number; pgUs: number };
+      const runs = new Map<string, Run[]>();
       for (let round = 0; round < ROUNDS; round++) {
         // Alternating: each round starts one endpoint further along.
         const order = chosen.map((_, i) => chosen[(i + round) % chosen.length]!);
         console.log(`round ${round + 1}/${ROUNDS}`);
         for (const [name, path] of order) {
           await httpLoad(sys.apiUrl + path, { seconds: Math.min(2, SECONDS), connections: CONNECTIONS }); // warm-up
-          const r = await httpLoad(sys.apiUrl + path, { seconds: SECONDS, connections: CONNECTIONS });
+          const before = cpu();
+          const load = await httpLoad(sys.apiUrl + path, { seconds: SECONDS, connections: CONNECTIONS });
+          const after = cpu();
+          const requests = Math.max(1, load.rps * SECONDS);
+          const r: Run = {
+            ...load,
+            apiUs: ((after.api - before.api) * 1000) / requests,
+            pgUs: ((after.pg - before.pg) * 1000) / requests,
+          };
           runs.set(name, [...(runs.get(name) ?? []), r]);
           console.log(
-            `  ${name.padEnd(30)}${r.rps.toFixed(0).padStart(9)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms${r.errors ? `  (${r.errors} errors)` : ''}`,
+            `  ${name.padEnd(30)}${r.rps.toFixed(0).padStart(9)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  ` +
+              `CPU µs/req api ${r.apiUs.toFixed(0)}, PostgreSQL ${r.pgUs.toFixed(0)}${r.errors ? `  (${r.errors} errors)` : ''}`,
           );
         }
       }
@@ -244,11 +264,13 @@ async function main(): Promise<void> {
           `non-200 answers, socket errors or no answer at all under load: ${failing.map(([name]) => name).join(', ')}`,
         );
       console.log(`\n${new Date().toISOString()}: median (min–max) of ${ROUNDS} alternating round(s), no error answers`);
-      console.log('| endpoint | req/s | p50 ms | p99 ms |');
-      console.log('|---|---|---|---|');
+      console.log('| endpoint | req/s | p50 ms | p99 ms | api CPU µs/req | PostgreSQL CPU µs/req |');
+      console.log('|---|---|---|---|---|---|');
       for (const [name, rs] of runs) {
-        const f = (pick: (r: Load) => number, digits: number) => formatSpread(rs.map(pick), digits);
-        console.log(`| ${name} | ${f((r) => r.rps, 0)} | ${f((r) => r.p50, 2)} | ${f((r) => r.p99, 2)} |`);
+        const f = (pickOf: (r: Run) => number, digits: number) => formatSpread(rs.map(pickOf), digits);
+        console.log(
+          `| ${name} | ${f((r) => r.rps, 0)} | ${f((r) => r.p50, 2)} | ${f((r) => r.p99, 2)} | ${f((r) => r.apiUs, 0)} | ${f((r) => r.pgUs, 0)} |`,
+        );
       }
     } finally {
       await sys.stop();

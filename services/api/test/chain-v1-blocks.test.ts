@@ -111,6 +111,16 @@ describe.each(['mocknet.tsv', 'mainnet-reorg-scenario1.tsv'])('v1 blocks over %s
     expect(burn.headers['location']).toBe(`/extended/v1/block/by_burn_block_hash/${b.burn_block_hash}`);
   });
 
+  it('keeps each block’s ids, canonical or orphaned, in the order of its raw block (block_tx_ids, migration 093)', async () => {
+    const expected = new Map<string, string>();
+    for (const b of oracle.blocks) if (b.txs.length > 0) expected.set(b.index_block_hash, JSON.stringify(v1TxOrder(b)));
+    if (fixture.includes('reorg')) expect(oracle.blocks.some((b) => !b.canonical && b.txs.length > 0)).toBe(true);
+    const { rows } = (await api.db.raw('SELECT index_block_hash, tx_ids FROM block_tx_ids')) as {
+      rows: Array<{ index_block_hash: string; tx_ids: string }>;
+    };
+    expect(new Map(rows.map((r) => [r.index_block_hash, r.tx_ids]))).toEqual(expected);
+  });
+
   it('answers malformed input with a 400 naming the parameter', async () => {
     for (const [path, name] of [
       ['/extended/v1/block/by_height/-1', 'height'],
@@ -172,5 +182,36 @@ describe('v1 blocks over mainnet-out-of-order-microblock.tsv', () => {
       if (child) expect(res.body.microblocks_streamed).toEqual(accepted(child).map(([h]) => h));
     }
     expect(sawMicroblocks).toBe(true);
+  });
+
+  it('keeps a block’s list through its transactions deleted and written again in two statements (the triggers)', async () => {
+    const b = oracle.canonical.find((x) => x.txs.some((t) => t.microblock_hash) && x.txs.some((t) => !t.microblock_hash))!;
+    const listOf = (txs: OracleBlock['txs']) => ({
+      tx_ids: JSON.stringify(v1TxOrder({ ...b, txs })),
+      microblock_tx_counts: Object.fromEntries(accepted({ ...b, txs }).map(([h, c]) => [h, c.n])),
+    });
+    const trx = await api.db.transaction();
+    try {
+      const kept = async () =>
+        (
+          (await trx.raw('SELECT tx_ids, microblock_tx_counts FROM block_tx_ids WHERE index_block_hash = ?', [
+            b.index_block_hash,
+          ])) as {
+            rows: unknown[];
+          }
+        ).rows[0] ?? null;
+      expect(await kept()).toEqual(listOf(b.txs));
+      await trx.raw('CREATE TEMP TABLE kept_txs ON COMMIT DROP AS SELECT * FROM txs WHERE index_block_hash = ?', [
+        b.index_block_hash,
+      ]);
+      await trx.raw('DELETE FROM txs WHERE index_block_hash = ?', [b.index_block_hash]);
+      expect(await kept()).toBeNull();
+      await trx.raw('INSERT INTO txs SELECT * FROM kept_txs WHERE microblock_hash IS NOT NULL');
+      expect(await kept()).toEqual(listOf(b.txs.filter((t) => t.microblock_hash)));
+      await trx.raw('INSERT INTO txs SELECT * FROM kept_txs WHERE microblock_hash IS NULL');
+      expect(await kept()).toEqual(listOf(b.txs));
+    } finally {
+      await trx.rollback();
+    }
   });
 });

@@ -5,26 +5,27 @@ import { query, rowsCarrying, statement } from '../../datastore/read-statement';
 import { blockSelect, type DbBlockRow } from './blocks';
 
 /**
- * A block with what the reference API's v1 `Block` adds to it: its transaction ids in the reference's order (anchored
- * ones first, then microblock ones from the newest microblock; each part from the highest position down), the
- * microblock each one came in, the microblocks it confirmed (accepted) and those streamed on top of it that were not
- * orphaned.
+ * A block with what the reference API's v1 `Block` adds to it: its transaction ids in the reference's order as the
+ * JSON text of an array (migration 093: anchored ones first, then microblock ones from the newest microblock; each part
+ * from the highest position down), how many of them each microblock carried, the microblocks it confirmed (accepted)
+ * and those streamed on top of it that were not orphaned.
  */
 export type DbV1BlockRow = DbBlockRow & {
-  tx_ids: string[] | null;
-  tx_microblocks: Array<string | null> | null;
+  /** `block_tx_ids.tx_ids`: a JSON array of ids, copied into answers as it is; null for a block without transactions. */
+  tx_ids_json: string | null;
+  /** `block_tx_ids.microblock_tx_counts`: microblock hash → how many of the block's transactions it carried. */
+  microblock_tx_counts: Record<string, number> | null;
   accepted: string[] | null;
   streamed: string[] | null;
 };
 
 /**
- * The laterals of a v1 block `b`: its transactions (index `txs_block`), the microblocks it confirmed (index
- * `microblocks_confirmed_by`) and the unorphaned ones built on it (index `microblocks_parent`).
+ * The parts of a v1 block `b`: its kept list of transaction ids (`block_tx_ids`, by primary key: one row, not the
+ * block's transactions), the microblocks it confirmed (index `microblocks_confirmed_by`) and the unorphaned ones built
+ * on it (index `microblocks_parent`).
  */
 const V1_BLOCK_PARTS = `LEFT JOIN LATERAL (
-     SELECT array_agg(t.tx_id ORDER BY coalesce(t.microblock_sequence, 2147483647) DESC, t.tx_index DESC) AS tx_ids,
-            array_agg(t.microblock_hash ORDER BY coalesce(t.microblock_sequence, 2147483647) DESC, t.tx_index DESC) AS tx_microblocks
-     FROM txs t WHERE t.index_block_hash = b.index_block_hash
+     SELECT l.tx_ids, l.microblock_tx_counts FROM block_tx_ids l WHERE l.index_block_hash = b.index_block_hash OFFSET 0
    ) tx ON true
    LEFT JOIN LATERAL (
      SELECT array_agg(m.microblock_hash ORDER BY m.microblock_sequence) AS accepted
@@ -35,7 +36,7 @@ const V1_BLOCK_PARTS = `LEFT JOIN LATERAL (
      FROM microblocks m WHERE m.parent_index_block_hash = b.index_block_hash AND m.microblock_canonical
    ) st ON true`;
 
-const V1_PARTS_SELECT = 'tx.tx_ids, tx.tx_microblocks, acc.accepted, st.streamed';
+const V1_PARTS_SELECT = 'tx.tx_ids AS tx_ids_json, tx.microblock_tx_counts, acc.accepted, st.streamed';
 
 /** One canonical block found by `where` (over `x`), the highest if several match, with its v1 parts and the tip. */
 function oneBlock(where: string): ReturnType<typeof statement> {

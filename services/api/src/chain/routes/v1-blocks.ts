@@ -4,7 +4,7 @@ import { NotFoundError } from '@bda/common';
 import { respondNotModifiedIfFresh } from '../../http-cache';
 import { parseHash32, parsePage } from '../../params';
 import { getV1Block, getV1BlockPage, type V1BlockKey } from '../datastore/v1-blocks';
-import { toV1BlockResponse, type V1BlockListResponse } from '../mappers/v1-block';
+import { toV1BlockJson, toV1BlockListJson } from '../mappers/v1-block';
 import { parseHeightParam, redirectBareHash } from './chain-params';
 import { markDeprecated } from '../../deprecated';
 import type { RouteContext } from './context';
@@ -21,15 +21,15 @@ export function v1BlocksRoutes(ctx: RouteContext): GetRoute[] {
     const { limit, offset } = parsePage(req.query, ctx.limits.block, { zeroMeansDefault: true });
     const { tip, rows } = await getV1BlockPage(ctx.db, { limit, offset });
     if (respondNotModifiedIfFresh(req, res, tip)) return;
-    const body: V1BlockListResponse = { limit, offset, total: tip?.block_count ?? 0, results: rows.map(toV1BlockResponse) };
-    res.json(body);
+    // JSON text with each block's kept transaction ids copied in (`toV1BlockListJson`); `send` keeps the JSON type.
+    res.send(toV1BlockListJson({ limit, offset, total: tip?.block_count ?? 0 }, rows));
   });
 
   const answer = async (req: ReadRequest, res: ReadReply, key: V1BlockKey, notFound: string) => {
     const { tip, block } = await getV1Block(ctx.db, key);
     if (!block) throw new NotFoundError(notFound);
     if (respondNotModifiedIfFresh(req, res, tip)) return;
-    res.json(toV1BlockResponse(block));
+    res.send(toV1BlockJson(block));
   };
 
   router.get('/extended/v1/block/by_height/:height', async (req, res) => {
