@@ -8,3 +8,4 @@ export * from './test-infra-setup';
 export * from './expect-message';
 export * from './inbox';
 export * from './new-block-event';
+export * from './pipelined-requests';

@@ -1,7 +1,7 @@
-import { connect } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from '@jest/globals';
+import { pipelinedRequests as pipelined } from '@bda/test-support';
 import { pino } from 'pino';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { plainRoutes, type GetRoute } from './plain-routes';
@@ -40,32 +40,6 @@ async function serve(route: GetRoute, share: boolean): Promise<{ server: Server;
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, port: (server.address() as AddressInfo).port, shared };
-}
-
-/**
- * Sends `requests` pipelined in ONE write on one connection, so the server reads them in the same turn of its event
- * loop, and returns the raw responses' status lines and bodies in order.
- */
-async function pipelined(port: number, requests: string[]): Promise<Array<{ status: number; body: string }>> {
-  const raw = await new Promise<string>((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    let text = '';
-    socket.setEncoding('latin1');
-    socket.on('data', (d: string) => {
-      text += d;
-      if ((text.match(/HTTP\/1\.1 /g) ?? []).length === requests.length && /\r\n\r\n[^]*$/.test(text)) {
-        const last = text.lastIndexOf('HTTP/1.1 ');
-        const head = text.slice(last, text.indexOf('\r\n\r\n', last));
-        const len = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
-        if (text.length >= text.indexOf('\r\n\r\n', last) + 4 + len) socket.end(() => resolve(text));
-      }
-    });
-    socket.on('error', reject);
-    socket.write(requests.map((r) => `${r}\r\n`).join(''));
-  });
-  return raw
-    .split(/(?=HTTP\/1\.1 )/)
-    .map((part) => ({ status: Number(part.slice(9, 12)), body: part.slice(part.indexOf('\r\n\r\n') + 4) }));
 }
 
 const get = (target: string, extra = '') => `GET ${target} HTTP/1.1\r\nHost: test\r\n${extra}`;

@@ -113,6 +113,14 @@ export const envSchema = z.object({
   /** One JSON line per request (never headers, never the query string). */
   ACCESS_LOG: envBoolean.default(true),
   /**
+   * Identical reads for the api (GET/HEAD, same target, `If-None-Match`, `Cache-Control`, `Accept-Encoding`) that reach
+   * the forwarding step in the same event-loop turn share one upstream request (`proxy/same-turn-forwards.ts`, ADR 0033);
+   * each still passes its own key check and rate limit. `false`: every request is forwarded on its own.
+   */
+  GATEWAY_SHARE_ANSWERS: envBoolean.default(true),
+  /** Largest api answer shared that way, in bytes; a bigger one is forwarded to each request on its own. */
+  GATEWAY_SHARE_MAX_BYTES: positiveInt.default(4 * 1024 * 1024),
+  /**
    * Origins whose browser scripts may call the gateway (CORS): `*` for any (the default; keys are headers, never
    * cookies), a comma-separated list of origins such as `https://wallet.example`, or empty to send no CORS headers.
    */

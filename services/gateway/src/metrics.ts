@@ -135,6 +135,11 @@ export function createGatewayMetrics(registry: Registry) {
       [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     ),
+    sharedAnswers: new Counter({
+      name: 'gateway_shared_answers_total',
+      help: 'Requests for the api answered with the upstream answer of an identical request of the same event-loop turn',
+      registers,
+    }),
     upstreamRetries: new Counter({
       name: 'gateway_upstream_retries_total',
       help: 'Tries sent again to another member, by pool',

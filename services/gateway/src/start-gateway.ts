@@ -13,6 +13,7 @@ import type { GatewayEnv } from './env';
 import { KeyStore } from './keys/key-store';
 import { createGatewayMetrics } from './metrics';
 import { isOwnPath, proxyRequest } from './proxy/gateway-handler';
+import { SameTurnForwards } from './proxy/same-turn-forwards';
 import { InvalidKeyBudget } from './rate-limit/invalid-key-budget';
 import { createLimiter } from './startup/create-limiter';
 import { createUpstreams } from './startup/create-upstreams';
@@ -67,6 +68,9 @@ export async function startGateway(env: GatewayEnv, logger: Logger, mode: 'singl
     limiter,
     nodes: upstreams.nodes,
     api: upstreams.api,
+    sameTurn: env.GATEWAY_SHARE_ANSWERS
+      ? new SameTurnForwards({ maxBytes: env.GATEWAY_SHARE_MAX_BYTES, onShared: (n) => metrics.sharedAnswers.inc(n) })
+      : undefined,
     isReady: () => ready,
     isShuttingDown: () => shutdown.isShuttingDown,
     metricsText: mode === 'worker' ? clusterWorkerMetrics(registry, 'gateway') : undefined,

@@ -17,6 +17,7 @@ import type { ForwardContext, Forwarder } from './forward';
 import { forwardedHeaders } from './forwarded-request';
 import { logRequest, type RequestLog } from './log-request';
 import { readRequestBody } from './read-request-body';
+import type { SameTurnForwards } from './same-turn-forwards';
 
 /** Paths the gateway answers itself on its public port (never proxied, never counted). Its metrics: admin port. */
 const OWN_PATHS = new Set(['/healthz', '/readyz']);
@@ -54,6 +55,8 @@ export interface HandlerDeps {
   limiter: Limiter | undefined;
   nodes: Forwarder;
   api: Forwarder;
+  /** Identical api reads of one event-loop turn share one upstream request (same-turn-forwards.ts); off when undefined. */
+  sameTurn?: SameTurnForwards;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -126,7 +129,9 @@ export function proxyRequest(deps: HandlerDeps): (req: IncomingMessage, res: Ser
       const body = await readRequestBody(req, upstream.route.bodyLimit, config.bodyTimeoutMs);
       if (body === 'aborted') return;
       const headers = forwardedHeaders(req, ip, config.trustProxy, body);
-      await upstream.forwarder.forward(req, res, upstream.url, upstream.route, headers, body, ctx);
+      const shareable = upstream.target === 'api' && body === undefined && (req.method === 'GET' || req.method === 'HEAD');
+      if (shareable && deps.sameTurn) await deps.sameTurn.forward(req, res, upstream, headers, ctx);
+      else await upstream.forwarder.forward(req, res, upstream.url, upstream.route, headers, body, ctx);
     };
     steps().catch((err: unknown) => {
       if (err instanceof RateLimitedError) info.limited = true;

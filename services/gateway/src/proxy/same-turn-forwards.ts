@@ -1,0 +1,207 @@
+import { EventEmitter } from 'node:events';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { BadGatewayError } from '@bda/common';
+import type { UpstreamChoice } from './choose-upstream';
+import type { ForwardContext } from './forward';
+
+/** One request waiting for the end of its turn. */
+interface Waiting {
+  req: IncomingMessage;
+  res: ServerResponse;
+  upstream: UpstreamChoice;
+  headers: string[];
+  ctx: ForwardContext;
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+export interface SameTurnForwardsOptions {
+  /** Largest answer shared, in bytes; a bigger one is given up and each request forwarded on its own. */
+  maxBytes: number;
+  /** Called with the number of requests answered by another's upstream answer (a metric). */
+  onShared?: (n: number) => void;
+}
+
+/**
+ * Identical reads for the api that reach the forwarding step in the same turn of the event loop share one upstream
+ * request (issue 26, ADR 0033): at the end of the turn (`setImmediate`), a request alone is forwarded as always
+ * (streamed, `Forwarder.forward`); two or more identical ones are forwarded once, the answer read whole, and each
+ * client gets it with its own gateway headers (request id, rate limits, CORS). Every request has passed its own key
+ * check and rate limit before it gets here, and writes its own access line.
+ *
+ * Identical means the same method (GET or HEAD), the same forwarded target, and the same `If-None-Match`,
+ * `Cache-Control` and `Accept-Encoding`: the api's answer depends on nothing else (ADR 0033: its own sharing keys on
+ * the first two; it compresses nothing). The upstream request is sent at the end of the turn in which every one of
+ * them reached this step, so the answer is from after each arrived, as an upstream request of its own would be.
+ *
+ * An answer larger than `maxBytes` is given up and each request forwarded on its own; an answer whose body breaks is
+ * a 502 for each (none of them was written yet); a failed forward is each request's error, answered by the caller.
+ */
+export class SameTurnForwards {
+  private waiting = new Map<string, Waiting[]>();
+  private scheduled = false;
+  private readonly flush = (): void => {
+    this.scheduled = false;
+    const groups = this.waiting;
+    this.waiting = new Map();
+    for (const group of groups.values()) {
+      if (group.length === 1) forwardAlone(group[0]!);
+      else void this.forwardShared(group);
+    }
+  };
+
+  constructor(private readonly opts: SameTurnForwardsOptions) {}
+
+  /** Forwards `req` at the end of this turn, with the identical requests of the turn. */
+  forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    upstream: UpstreamChoice,
+    headers: string[],
+    ctx: ForwardContext,
+  ): Promise<void> {
+    const key = `${req.method}\n${upstream.url}\n${header(req, 'if-none-match')}\n${header(req, 'cache-control')}\n${header(req, 'accept-encoding')}`;
+    return new Promise<void>((resolve, reject) => {
+      const group = this.waiting.get(key);
+      const w: Waiting = { req, res, upstream, headers, ctx, resolve, reject };
+      if (group) group.push(w);
+      else this.waiting.set(key, [w]);
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(this.flush);
+      }
+    });
+  }
+
+  private async forwardShared(group: Waiting[]): Promise<void> {
+    const first = group[0]!;
+    const answer = new CollectedAnswer(this.opts.maxBytes);
+    const ctx: ForwardContext = { tries: 0, responseHeaders: [], corsOwned: first.ctx.corsOwned };
+    let outcome: 'complete' | 'broken' | 'too big';
+    try {
+      await first.upstream.forwarder.forward(
+        first.req,
+        answer as unknown as ServerResponse,
+        first.upstream.url,
+        first.upstream.route,
+        first.headers,
+        undefined,
+        ctx,
+      );
+      outcome = await answer.ended;
+    } catch (err) {
+      for (const w of group) {
+        w.ctx.tries = ctx.tries;
+        w.ctx.member = ctx.member;
+        w.reject(err);
+      }
+      return;
+    }
+    if (outcome === 'too big') {
+      for (const w of group) forwardAlone(w);
+      return;
+    }
+    this.opts.onShared?.(group.length - 1);
+    const body = answer.body();
+    for (const w of group) {
+      w.ctx.tries = ctx.tries;
+      w.ctx.member = ctx.member;
+      if (outcome === 'broken') w.reject(new BadGatewayError('the api replica gave a broken answer (its body was cut)'));
+      else {
+        writeAnswer(w.res, answer, body, w.ctx.responseHeaders);
+        w.resolve();
+      }
+    }
+  }
+}
+
+function forwardAlone(w: Waiting): void {
+  w.upstream.forwarder
+    .forward(w.req, w.res, w.upstream.url, w.upstream.route, w.headers, undefined, w.ctx)
+    .then(w.resolve, w.reject);
+}
+
+function header(req: IncomingMessage, name: string): string {
+  const v = req.headers[name];
+  return v === undefined ? '' : Array.isArray(v) ? v.join(',') : v;
+}
+
+/** Writes a shared answer to one client: the upstream's headers but those the gateway sets itself for it, then its own. */
+function writeAnswer(res: ServerResponse, a: CollectedAnswer, body: Buffer, own: string[]): void {
+  if (res.destroyed || res.headersSent) return;
+  const ownNames = new Set<string>();
+  for (let i = 0; i < own.length; i += 2) ownNames.add(own[i]!.toLowerCase());
+  const out: string[] = [];
+  for (let i = 0; i < a.headers.length; i += 2) {
+    if (!ownNames.has(a.headers[i]!.toLowerCase())) out.push(a.headers[i]!, a.headers[i + 1]!);
+  }
+  for (const v of own) out.push(v);
+  res.writeHead(a.status, a.statusText, out as unknown as OutgoingHttpHeaders);
+  res.end(body);
+}
+
+/**
+ * Stands in for a client's response under the forwarder (the part of `ServerResponse` that `forward.ts` uses): keeps
+ * the status, the headers as the forwarder writes them (flat name/value pairs, hop-by-hop and upstream CORS already
+ * left out) and the body. Going over `maxBytes` destroys it, which makes the forwarder abort the upstream exchange.
+ */
+class CollectedAnswer extends EventEmitter {
+  status = 0;
+  statusText = '';
+  headers: string[] = [];
+  writableFinished = false;
+  destroyed = false;
+  headersSent = false;
+  readonly ended: Promise<'complete' | 'broken' | 'too big'>;
+  private settle!: (outcome: 'complete' | 'broken' | 'too big') => void;
+  private readonly chunks: Buffer[] = [];
+  private bytes = 0;
+  private tooBig = false;
+
+  constructor(private readonly maxBytes: number) {
+    super();
+    this.ended = new Promise((resolve) => (this.settle = resolve));
+  }
+
+  writeHead(status: number, statusText: string, headers: string[]): this {
+    this.status = status;
+    this.statusText = statusText;
+    this.headers = headers;
+    this.headersSent = true;
+    return this;
+  }
+
+  write(chunk: Buffer): boolean {
+    if (this.destroyed) return true;
+    this.bytes += chunk.length;
+    if (this.bytes > this.maxBytes) {
+      this.tooBig = true;
+      this.destroy();
+      return true;
+    }
+    this.chunks.push(chunk);
+    return true;
+  }
+
+  end(chunk?: Buffer): this {
+    if (chunk) this.write(chunk);
+    if (this.destroyed || this.writableFinished) return this;
+    this.writableFinished = true;
+    this.settle('complete');
+    this.emit('finish');
+    this.emit('close');
+    return this;
+  }
+
+  destroy(): this {
+    if (this.destroyed || this.writableFinished) return this;
+    this.destroyed = true;
+    this.settle(this.tooBig ? 'too big' : 'broken');
+    this.emit('close');
+    return this;
+  }
+
+  body(): Buffer {
+    return this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+  }
+}
