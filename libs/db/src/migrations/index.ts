@@ -59,6 +59,8 @@ import * as m087 from './087-address-txs-seq';
 import * as m088 from './088-principal-events';
 import * as m089 from './089-microblock-order';
 import * as m090 from './090-mempool-principal-counts';
+import * as m091 from './091-token-balance-counts';
+import * as m092 from './092-token-balances-by-asset';
 import * as m093 from './093-block-tx-ids';
 
 export { principalActivityInsertSql } from './070-principal-activity';
@@ -144,6 +146,8 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['088-principal-events', m088],
   ['089-microblock-order', m089],
   ['090-mempool-principal-counts', m090],
+  ['091-token-balance-counts', m091],
+  ['092-token-balances-by-asset', m092],
   ['093-block-tx-ids', m093],
 ];
 

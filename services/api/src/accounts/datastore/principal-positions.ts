@@ -16,32 +16,50 @@ export interface DbFtPosition {
 }
 
 const FT_HELD = `principal = $1 AND kind = 'ft' AND balance > 0`;
+const FT_ROW = `SELECT asset_identifier, balance FROM token_balances WHERE ${FT_HELD}`;
+
+/** The number of positive FT balances, kept by migration 091's triggers (`token_balance_counts.held`). */
+const FT_HELD_COUNT = `coalesce((SELECT held FROM token_balance_counts WHERE principal = $1 AND kind = 'ft'), 0)`;
 
 /**
- * `/extended/v3/principals/{principal}/balances/ft` (`$1` principal, `$2` limit, `$3`/`$4` the cursor's balance and
- * asset, null without one): its positive FT balances, largest first (then asset order), from the cursor's row on, one
- * row more than the page; their number; and the first row of the page before (index `token_balances_by_balance`),
- * looked for only when there is a cursor (without one the page is the list's first: a one-time filter of the plan).
+ * `/extended/v3/principals/{principal}/balances/ft`, first page (`$1` principal, `$2` limit): its positive FT balances,
+ * largest first (then asset order), one row more than the page, read in that order from the index
+ * `token_balances_by_balance`; and their number (one row of `token_balance_counts`). Neither grows with the number of
+ * kinds it holds.
  */
-const FT_POSITIONS = statement(
+const FT_POSITIONS_FIRST = statement(
+  `SELECT ${FT_HELD_COUNT} AS total, p.asset_identifier, p.balance::text AS balance, NULL AS before_asset,
+          NULL AS before_balance
+   FROM (SELECT 1) one
+   LEFT JOIN LATERAL (${FT_ROW} ORDER BY balance DESC, asset_identifier LIMIT $2::integer + 1) p ON true
+   ORDER BY p.balance DESC, p.asset_identifier`,
+);
+
+/**
+ * The same from a cursor (`$3` its balance, `$4` its asset): the rows from the cursor's on, and the first row of the
+ * page before, when the page has rows (the page before ends at the row before the cursor's place: the page's first
+ * row is the first one at or after it). The index keeps balances descending and assets ascending, so "after
+ * (balance, asset)" is two ranges of it: the same balance from the asset on, then the smaller balances; the page
+ * before likewise backwards. Each range reads at most a page of index entries.
+ */
+const FT_POSITIONS_AFTER = statement(
   `WITH page AS (
-     SELECT asset_identifier, balance FROM token_balances
-     WHERE ${FT_HELD}
-       AND ($3::numeric IS NULL OR balance < $3::numeric OR (balance = $3::numeric AND asset_identifier >= $4::text))
-     ORDER BY balance DESC, asset_identifier LIMIT $2::integer + 1
+     SELECT * FROM (
+       (${FT_ROW} AND balance = $3::numeric AND asset_identifier >= $4::text ORDER BY asset_identifier LIMIT $2::integer + 1)
+       UNION ALL
+       (${FT_ROW} AND balance < $3::numeric ORDER BY balance DESC, asset_identifier LIMIT $2::integer + 1)
+     ) r ORDER BY balance DESC, asset_identifier LIMIT $2::integer + 1
    ),
-   first AS (SELECT * FROM page ORDER BY balance DESC, asset_identifier LIMIT 1),
    before AS (
-     SELECT b.* FROM (
-       SELECT t.asset_identifier, t.balance FROM token_balances t, first f
-       WHERE $3::numeric IS NOT NULL AND t.principal = $1 AND t.kind = 'ft' AND t.balance > 0
-         AND (t.balance > f.balance OR (t.balance = f.balance AND t.asset_identifier < f.asset_identifier))
-       ORDER BY t.balance, t.asset_identifier DESC LIMIT $2
-     ) b ORDER BY b.balance DESC, b.asset_identifier LIMIT 1
-   )
-   SELECT (SELECT count(*) FROM token_balances WHERE ${FT_HELD}) AS total,
-          p.asset_identifier, p.balance::text AS balance,
-          (SELECT asset_identifier FROM before) AS before_asset, (SELECT balance::text FROM before) AS before_balance
+     SELECT * FROM (
+       (${FT_ROW} AND balance = $3::numeric AND asset_identifier < $4::text ORDER BY asset_identifier DESC LIMIT $2)
+       UNION ALL
+       (${FT_ROW} AND balance > $3::numeric ORDER BY balance, asset_identifier DESC LIMIT $2)
+     ) r WHERE EXISTS (SELECT 1 FROM page) ORDER BY balance, asset_identifier DESC LIMIT $2
+   ),
+   farthest AS (SELECT * FROM before ORDER BY balance DESC, asset_identifier LIMIT 1)
+   SELECT ${FT_HELD_COUNT} AS total, p.asset_identifier, p.balance::text AS balance,
+          (SELECT asset_identifier FROM farthest) AS before_asset, (SELECT balance::text FROM farthest) AS before_balance
    FROM (SELECT 1) one LEFT JOIN page p ON true
    ORDER BY p.balance DESC, p.asset_identifier`,
 );
@@ -59,7 +77,9 @@ export async function getFtPositions(
     before_asset: string | null;
     before_balance: string | null;
   };
-  const rows = await query<Row>(db, FT_POSITIONS, [principal, limit, cursor?.balance ?? null, cursor?.asset ?? null]);
+  const rows = await (cursor === null
+    ? query<Row>(db, FT_POSITIONS_FIRST, [principal, limit])
+    : query<Row>(db, FT_POSITIONS_AFTER, [principal, limit, cursor.balance, cursor.asset]));
   const first = rows[0]!;
   return {
     total: Number(first.total),

@@ -51,9 +51,13 @@ export async function getTokenBalanceMapsJson(
   return row!;
 }
 
-/** `$1` principal, `$2` kind, `$3` limit, `$4` offset: a page of its current balances and how many there are. */
+/**
+ * `$1` principal, `$2` kind, `$3` limit, `$4` offset: a page of its current balances in asset order and how many there
+ * are (migration 091's kept `token_balance_counts.kinds`, not a count of its rows). The page and the offset it skips are
+ * index entries of `token_balances_by_asset` (migration 092), read index-only.
+ */
 const BALANCES_PAGE = statement(
-  `SELECT (SELECT count(*) FROM token_balances WHERE principal = $1 AND kind = $2)::integer AS total,
+  `SELECT coalesce((SELECT kinds FROM token_balance_counts WHERE principal = $1 AND kind = $2), 0) AS total,
           p.asset_identifier, p.balance
    FROM (SELECT 1) one
    LEFT JOIN LATERAL (
