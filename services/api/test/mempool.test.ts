@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { testInfra } from '@bda/test-support';
+import { expectMessage, testInfra } from '@bda/test-support';
 import type { DbMempoolTx } from '@bda/db';
 import { hash32, MempoolTxRowBuilder, testAddress } from '../src/testing/builders';
 import { startApi, type ApiHarness } from './support/api-harness';
@@ -175,6 +175,40 @@ describe('GET /extended/v1/tx/mempool', () => {
         seen.push(...ids((await api.get(`/extended/v1/tx/mempool?order_by=fee&order=asc&limit=7&offset=${offset}`)).body));
       }
       expect(new Set(seen).size).toBe(30);
+    });
+
+    it('gives every order’s pages, the first (read straight from the index) and the later ones (walked by key), as the rows sort', async () => {
+      const rows = [...pending, ...extra.filter((t) => t.status === 'pending')];
+      const keyOf = {
+        age: (t: DbMempoolTx) => Date.parse(t.receipt_time),
+        fee: (t: DbMempoolTx) => Number(BigInt(t.fee_rate)),
+        size: (t: DbMempoolTx) => t.raw_tx.length,
+      };
+      const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+      for (const orderBy of ['age', 'fee', 'size'] as const) {
+        for (const order of ['desc', 'asc'] as const) {
+          const sign = order === 'desc' ? -1 : 1;
+          // Ties by tx id: ascending under the newest-first age order, else in the order's direction.
+          const tie = orderBy === 'age' ? -sign : sign;
+          for (const [filter, matching] of [
+            ['', rows],
+            [`&sender_address=${carol}`, rows.filter((t) => t.sender_address === carol)],
+          ] as const) {
+            const expected = [...matching]
+              .sort((a, b) => sign * (keyOf[orderBy](a) - keyOf[orderBy](b)) || tie * cmp(a.tx_id, b.tx_id))
+              .map((t) => t.tx_id);
+            const seen: string[] = [];
+            for (let offset = 0; offset < expected.length; offset += 8) {
+              const res = await api.get(
+                `/extended/v1/tx/mempool?order_by=${orderBy}&order=${order}&limit=8&offset=${offset}${filter}`,
+              );
+              expect(res.body.total).toBe(expected.length);
+              seen.push(...ids(res.body));
+            }
+            expectMessage(`${orderBy} ${order}${filter}`, () => expect(seen).toEqual(expected));
+          }
+        }
+      }
     });
 
     it.each([
