@@ -22,17 +22,32 @@ const FT_ROW = `SELECT asset_identifier, balance FROM token_balances WHERE ${FT_
 const FT_HELD_COUNT = `coalesce((SELECT held FROM token_balance_counts WHERE principal = $1 AND kind = 'ft'), 0)`;
 
 /**
+ * What both FT statements answer from their `page` (up to `$2` + 1 rows from the page's first on, numbered `n` in list
+ * order): the number of positive balances; the page's first `$2` rows as the JSON text of the answer's `results`
+ * (`[{"asset_identifier":…,"balance":"…"},…]`, as `JSON.stringify` writes them: the asset by `to_json`, the balance
+ * digits only), so the api splices one text instead of parsing and writing a row per asset; the page's first row and
+ * the row after it.
+ */
+const FT_PAGE_ANSWER = `numbered AS (
+     SELECT asset_identifier, balance, row_number() OVER (ORDER BY balance DESC, asset_identifier) AS n FROM page
+   )
+   SELECT ${FT_HELD_COUNT} AS total,
+          coalesce('[' || string_agg('{"asset_identifier":' || to_json(asset_identifier)::text || ',"balance":"' ||
+            balance::text || '"}', ',' ORDER BY n) FILTER (WHERE n <= $2) || ']', '[]') AS results,
+          min(asset_identifier) FILTER (WHERE n = 1) AS current_asset, min(balance::text) FILTER (WHERE n = 1) AS current_balance,
+          min(asset_identifier) FILTER (WHERE n = $2 + 1) AS next_asset,
+          min(balance::text) FILTER (WHERE n = $2 + 1) AS next_balance`;
+
+/**
  * `/extended/v3/principals/{principal}/balances/ft`, first page (`$1` principal, `$2` limit): its positive FT balances,
  * largest first (then asset order), one row more than the page, read in that order from the index
  * `token_balances_by_balance`; and their number (one row of `token_balance_counts`). Neither grows with the number of
  * kinds it holds.
  */
 const FT_POSITIONS_FIRST = statement(
-  `SELECT ${FT_HELD_COUNT} AS total, p.asset_identifier, p.balance::text AS balance, NULL AS before_asset,
-          NULL AS before_balance
-   FROM (SELECT 1) one
-   LEFT JOIN LATERAL (${FT_ROW} ORDER BY balance DESC, asset_identifier LIMIT $2::integer + 1) p ON true
-   ORDER BY p.balance DESC, p.asset_identifier`,
+  `WITH page AS (${FT_ROW} ORDER BY balance DESC, asset_identifier LIMIT $2::integer + 1),
+   ${FT_PAGE_ANSWER}, NULL AS before_asset, NULL AS before_balance
+   FROM numbered`,
 );
 
 /**
@@ -57,36 +72,46 @@ const FT_POSITIONS_AFTER = statement(
        (${FT_ROW} AND balance > $3::numeric ORDER BY balance, asset_identifier DESC LIMIT $2)
      ) r WHERE EXISTS (SELECT 1 FROM page) ORDER BY balance, asset_identifier DESC LIMIT $2
    ),
-   farthest AS (SELECT * FROM before ORDER BY balance DESC, asset_identifier LIMIT 1)
-   SELECT ${FT_HELD_COUNT} AS total, p.asset_identifier, p.balance::text AS balance,
+   farthest AS (SELECT * FROM before ORDER BY balance DESC, asset_identifier LIMIT 1),
+   ${FT_PAGE_ANSWER},
           (SELECT asset_identifier FROM farthest) AS before_asset, (SELECT balance::text FROM farthest) AS before_balance
-   FROM (SELECT 1) one LEFT JOIN page p ON true
-   ORDER BY p.balance DESC, p.asset_identifier`,
+   FROM numbered`,
 );
 
-export async function getFtPositions(
+/** A page of `/extended/v3/principals/{principal}/balances/ft`, its rows as the answer's JSON text. */
+export interface FtPositionsJson {
+  total: number;
+  /** The page's rows (at most `limit`) as the JSON text of the answer's `results`, `JSON.stringify`'s bytes. */
+  resultsJson: string;
+  /** The page's first row, null when it has none. */
+  current: DbFtPosition | null;
+  /** The first row of the page after, null when the page ends the list. */
+  next: DbFtPosition | null;
+  /** The first row of the page before, null when the page starts the list. */
+  before: DbFtPosition | null;
+}
+
+export async function getFtPositionsJson(
   db: Knex,
   principal: string,
   limit: number,
   cursor: { balance: string; asset: string } | null,
-): Promise<PositionPage<DbFtPosition>> {
-  type Row = {
-    total: string;
-    asset_identifier: string | null;
-    balance: string | null;
-    before_asset: string | null;
-    before_balance: string | null;
-  };
-  const rows = await (cursor === null
+): Promise<FtPositionsJson> {
+  type Row = { total: string; results: string } & Record<
+    `${'current' | 'next' | 'before'}_${'asset' | 'balance'}`,
+    string | null
+  >;
+  const [row] = await (cursor === null
     ? query<Row>(db, FT_POSITIONS_FIRST, [principal, limit])
     : query<Row>(db, FT_POSITIONS_AFTER, [principal, limit, cursor.balance, cursor.asset]));
-  const first = rows[0]!;
+  const position = (asset: string | null, balance: string | null): DbFtPosition | null =>
+    asset === null ? null : { asset_identifier: asset, balance: balance! };
   return {
-    total: Number(first.total),
-    rows: rows
-      .filter((r) => r.asset_identifier !== null)
-      .map((r) => ({ asset_identifier: r.asset_identifier!, balance: r.balance! })),
-    before: first.before_asset === null ? null : { asset_identifier: first.before_asset, balance: first.before_balance! },
+    total: Number(row!.total),
+    resultsJson: row!.results,
+    current: position(row!.current_asset, row!.current_balance),
+    next: position(row!.next_asset, row!.next_balance),
+    before: position(row!.before_asset, row!.before_balance),
   };
 }
 

@@ -52,38 +52,31 @@ export async function getTokenBalanceMapsJson(
 }
 
 /**
- * `$1` principal, `$2` kind, `$3` limit, `$4` offset: a page of its current balances in asset order and how many there
- * are (migration 091's kept `token_balance_counts.kinds`, not a count of its rows). The page and the offset it skips are
- * index entries of `token_balances_by_asset` (migration 092), read index-only.
+ * `$1` principal, `$2` kind, `$3` limit, `$4` offset: how many current balances it has (migration 091's kept
+ * `token_balance_counts.kinds`, not a count of its rows) and a page of them in asset order as the JSON text of the v2
+ * answer's `results` (`[{"token":…,"balance":"…"},…]`, `JSON.stringify`'s bytes: the asset by `to_json`, the balance
+ * digits only). The page and the offset it skips are index entries of `token_balances_by_asset` (migration 092), read
+ * index-only.
  */
 const BALANCES_PAGE = statement(
   `SELECT coalesce((SELECT kinds FROM token_balance_counts WHERE principal = $1 AND kind = $2), 0) AS total,
-          p.asset_identifier, p.balance
-   FROM (SELECT 1) one
-   LEFT JOIN LATERAL (
-     SELECT asset_identifier, balance FROM token_balances WHERE principal = $1 AND kind = $2
-     ORDER BY asset_identifier LIMIT $3 OFFSET $4
-   ) p ON true`,
+          (SELECT coalesce('[' || string_agg('{"token":' || to_json(p.asset_identifier)::text || ',"balance":"' ||
+                                             p.balance::text || '"}', ',' ORDER BY p.asset_identifier) || ']', '[]')
+           FROM (
+             SELECT asset_identifier, balance FROM token_balances WHERE principal = $1 AND kind = $2
+             ORDER BY asset_identifier LIMIT $3 OFFSET $4
+           ) p) AS results`,
 );
 
-export async function getTokenBalancePage(
+/** A page of a principal's current balances of one kind, in asset order, as the v2 answer's `results` JSON text. */
+export async function getTokenBalancePageJson(
   db: Knex,
   principal: string,
   kind: 'ft' | 'nft',
   page: { limit: number; offset: number },
-): Promise<{ total: number; results: Array<{ asset_identifier: string; balance: string }> }> {
-  const rows = await query<{ total: number; asset_identifier: string | null; balance: string | null }>(db, BALANCES_PAGE, [
-    principal,
-    kind,
-    page.limit,
-    page.offset,
-  ]);
-  return {
-    total: rows[0]?.total ?? 0,
-    results: rows
-      .filter((r) => r.asset_identifier !== null)
-      .map((r) => ({ asset_identifier: r.asset_identifier!, balance: r.balance! })),
-  };
+): Promise<{ total: number; resultsJson: string }> {
+  const [row] = await query<{ total: number; results: string }>(db, BALANCES_PAGE, [principal, kind, page.limit, page.offset]);
+  return { total: row!.total, resultsJson: row!.results };
 }
 
 const ONE_BALANCE = statement(

@@ -3,7 +3,7 @@ import { ReadRoutes } from '../../read-routes';
 import type { Knex } from 'knex';
 import { InputError } from '@bda/common';
 import { echo, parsePage, parsePrincipal } from '../../params';
-import { getFtBalance, getTokenBalancePage } from '../datastore/token-balances';
+import { getFtBalance, getTokenBalancePageJson } from '../datastore/token-balances';
 import { markDeprecated } from '../../deprecated';
 
 /** Page sizes of FT balance lists, as the reference API's (`limit` 1–200, 100 when absent). */
@@ -19,14 +19,12 @@ export function ftBalanceRoutes(db: Knex): GetRoute[] {
   router.get('/extended/v2/addresses/:principal/balances/ft', async (req, res) => {
     const principal = parsePrincipal(req.params.principal);
     const { limit, offset } = parsePage(req.query, FT_BALANCE_LIMITS);
-    const page = await getTokenBalancePage(db, principal, 'ft', { limit, offset });
+    const page = await getTokenBalancePageJson(db, principal, 'ft', { limit, offset });
     markDeprecated(res);
-    res.json({
-      limit,
-      offset,
-      total: page.total,
-      results: page.results.map((r) => ({ token: r.asset_identifier, balance: r.balance })),
-    });
+    // `results` is JSON written by PostgreSQL (`getTokenBalancePageJson`).
+    res
+      .type('application/json')
+      .send(`{"limit":${limit},"offset":${offset},"total":${page.total},"results":${page.resultsJson}}`);
   });
 
   router.get('/extended/v2/addresses/:principal/balances/ft/:token', async (req, res) => {

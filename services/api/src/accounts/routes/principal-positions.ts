@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import { InputError } from '@bda/common';
 import { clarityValueView } from '../../codec';
 import { echo, parsePrincipal, queryInt, queryString } from '../../params';
-import { getNftPositions, getFtPositions } from '../datastore/principal-positions';
+import { getNftPositions, getFtPositionsJson, type DbFtPosition } from '../datastore/principal-positions';
 import { getFtBalance } from '../datastore/token-balances';
 
 /** Page sizes of the v3 position lists, as the reference API's (`limit` 1–200, 100 when absent). */
@@ -51,9 +51,15 @@ export function principalPositionsRoutes(db: Knex): GetRoute[] {
     const principal = parsePrincipal(req.params.principal);
     const limit = queryInt(req.query, 'limit', POSITION_LIMIT);
     const cursor = cursorOf(req.query, FT_CURSOR, '<balance>:<asset identifier>', (m) => ({ balance: m[1]!, asset: m[2]! }));
-    const page = await getFtPositions(db, principal, limit, cursor);
-    const { results, cursor: c } = cursors(page.rows, page.before, limit, (r) => `${r.balance}:${r.asset_identifier}`);
-    res.json({ total: page.total, limit, cursor: c, results });
+    const page = await getFtPositionsJson(db, principal, limit, cursor);
+    const key = (r: DbFtPosition | null) => JSON.stringify(r === null ? null : `${r.balance}:${r.asset_identifier}`);
+    // `results` is JSON written by PostgreSQL (`getFtPositionsJson`); the rest as `res.json` would write it.
+    res
+      .type('application/json')
+      .send(
+        `{"total":${page.total},"limit":${limit},"cursor":{"next":${key(page.next)},"previous":${key(page.before)},` +
+          `"current":${key(page.current)}},"results":${page.resultsJson}}`,
+      );
   });
 
   router.get('/extended/v3/principals/:principal/balances/ft/:asset_identifier', async (req, res) => {
