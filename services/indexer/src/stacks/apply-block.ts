@@ -10,6 +10,7 @@ import { DEFAULT_PARKING_BOUNDS, parkBlock, type ParkingBounds } from './parked-
 import { decodeTxColumns, type DecodedTxColumns } from './tx-fields';
 import { applyBnsBlock } from '../bns';
 import { rewardSetInsert } from '../pox';
+import { blockTxIdsRow } from '../chain/block-tx-ids';
 import {
   buildUnnestInsert,
   columnTypesOf,
@@ -299,6 +300,9 @@ async function insertBlockData(writes: WriteBatch, rows: BlockRows, canonical: b
     blockInserts(rows, await columnTypesOf(trx, 'blocks'), await columnTypesOf(trx, 'txs'), await columnTypesOf(trx, 'events'));
   await writes.add(withConstants(inserts.block, [canonical]));
   if (inserts.txs) await writes.add(withConstants(inserts.txs, [canonical]));
+  // The block's ids in the v1 order (migration 093), written once with its transactions, canonical or not.
+  const txIds = blockTxIdsRow(rows.block['index_block_hash'] as string, rows.txs);
+  if (txIds) await writes.add(trx('block_tx_ids').insert(txIds).onConflict('index_block_hash').ignore());
   if (inserts.events) await writes.add(withConstants(inserts.events, [canonical]));
   if (rows.rewards.length > 0) {
     await writes.add(
