@@ -207,6 +207,7 @@ async function main(): Promise<void> {
         ['status', '/extended'],
         ['block by height', `/extended/v2/blocks/${mid}`],
         ['block by hash', `/extended/v2/blocks/${block.index_block_hash}`],
+        ['v1 block by height', `/extended/v1/block/by_height/${mid}`],
         ['tx with its events', `/extended/v1/tx/${tx.tx_id}`],
         [`address of ${busiest.tx_count} txs`, `/extended/v1/address/${busiest.address}/transactions`],
         [`… at offset ${deep}`, `/extended/v1/address/${busiest.address}/transactions?offset=${deep}&limit=50`],
