@@ -51,7 +51,7 @@ export interface MempoolFilter {
 /** `age` = receipt time (the default), `size` = serialized bytes, `fee` = fee rate. */
 export type MempoolOrderBy = 'age' | 'size' | 'fee';
 
-/** Each order's key (one of the partial indexes of pending rows, read forwards or backwards) and its direction. */
+/** Each order's key over rows `alias`: the first column of one of the partial indexes of pending rows (read either way). */
 const ORDER_KEYS: Record<MempoolOrderBy, (alias: string) => string> = {
   age: (a) => `${a}.receipt_time`, // `mempool_pending`
   fee: (a) => `${a}.fee_rate`, // `mempool_pending_fee`
