@@ -17,7 +17,7 @@ import { replayedAccounts } from './support/replayed-accounts';
 import { loadRecordedEvents } from './support/replayed-database';
 import { addCanonicalBlockReadModels, removeAddressTxs } from '../../indexer/src/stacks/read-models';
 import { getTokenBalancePageJson } from '../src/accounts/datastore/token-balances';
-import { getFtPositionsJson } from '../src/accounts/datastore/principal-positions';
+import { getFtPositionsJson, getNftPositions } from '../src/accounts/datastore/principal-positions';
 
 /** GET on the api (in-process, through supertest); the harness validates the body against the documented schema. */
 async function get(api: ApiHarness, path: string): Promise<{ status: number; body: Body; headers: Headers }> {
@@ -189,6 +189,42 @@ function recordedBlocks(fixture: string, ledger: AccountLedger): { canonical: Li
   return { canonical, orphaned: [...byHash.values()].filter((b) => !canonical.includes(b)) };
 }
 
+/**
+ * The NFT values each principal holds after `blocks` (canonical, lowest first): each value's owner is the recipient of
+ * its last committed mint or transfer of a successful (or unlisted) transaction, none after a burn; in asset and value
+ * order.
+ */
+function heldNfts(blocks: ListBlock[]): Map<string, Array<{ asset_identifier: string; value_hex: string }>> {
+  const owner = new Map<string, { asset_identifier: string; value_hex: string; owner: string | null }>();
+  for (const b of blocks) {
+    const status = new Map(b.transactions.map((t) => [t.txid, t.status]));
+    for (const e of [...b.events].sort((x, y) => x.event_index - y.event_index)) {
+      if (!e.type.startsWith('nft_') || e.committed === false || (status.get(e.txid) ?? 'success') !== 'success') continue;
+      const body = e[e.type] as { asset_identifier: string; raw_value: string; recipient?: string };
+      const value_hex = body.raw_value.toLowerCase();
+      owner.set(`${body.asset_identifier} ${value_hex}`, {
+        asset_identifier: body.asset_identifier,
+        value_hex,
+        owner: e.type === 'nft_burn_event' ? null : body.recipient!,
+      });
+    }
+  }
+  const out = new Map<string, Array<{ asset_identifier: string; value_hex: string }>>();
+  for (const o of [...owner.values()].sort((a, b) =>
+    a.asset_identifier < b.asset_identifier
+      ? -1
+      : a.asset_identifier > b.asset_identifier
+        ? 1
+        : a.value_hex < b.value_hex
+          ? -1
+          : 1,
+  )) {
+    if (o.owner === null) continue;
+    out.set(o.owner, [...(out.get(o.owner) ?? []), { asset_identifier: o.asset_identifier, value_hex: o.value_hex }]);
+  }
+  return out;
+}
+
 const FIXTURES = [
   'mocknet.tsv',
   'mainnet-reorg-scenario1.tsv',
@@ -334,7 +370,7 @@ for (const fixture of FIXTURES) {
         };
         return Object.fromEntries(rows.map((r) => [`${r.principal} ${r.kind}`, { kinds: r.kinds, held: r.held }]));
       };
-      const expectPages = async (q: typeof replayed.api.db, height: number | undefined, label: string) => {
+      const expectPages = async (q: typeof replayed.api.db, height: number | undefined, blocks: ListBlock[], label: string) => {
         for (const p of replayed.ledger.principals) {
           const ft = [...replayed.ledger.tokensAt(p, 'ft', height)];
           const v2 = await getTokenBalancePageJson(q, p, 'ft', { limit: 200, offset: 0 });
@@ -357,11 +393,23 @@ for (const fixture of FIXTURES) {
               before: null,
             }),
           );
+          // The NFT values held (migration 092's nft_holdings and its count), as the raw owner changes leave them.
+          const nfts = heldNfts(blocks).get(p) ?? [];
+          const v3Nft = await getNftPositions(q, p, 200, null);
+          expectMessage(`${label} ${p}`, () =>
+            expect({ total: v3Nft.total, rows: v3Nft.rows, before: v3Nft.before }).toEqual({
+              total: nfts.length,
+              rows: nfts,
+              before: null,
+            }),
+          );
         }
       };
+      const { canonical } = recordedBlocks(fixture, replayed.ledger);
+      await expectPages(replayed.api.db, undefined, canonical, 'replayed');
       expect(await keptCounts(replayed.api.db)).toEqual(expected());
       if (fixture !== 'mainnet-out-of-order-microblock.tsv') return;
-      const { canonical } = recordedBlocks(fixture, replayed.ledger);
+      expect(heldNfts(canonical).size).toBeGreaterThan(1);
       const tokenBlocks = canonical.filter((b) => b.events.some((e) => /^n?ft_/.test(e.type)));
       // Its one token block is its tip: without it, the chain holds what the raw events below it give.
       expect(tokenBlocks.map((b) => b.block_height)).toEqual([canonical.at(-1)!.block_height]);
@@ -371,10 +419,15 @@ for (const fixture of FIXTURES) {
         .transaction(async (trx) => {
           await removeAddressTxs(trx, [block.index_block_hash]);
           expect(await keptCounts(trx)).toEqual(expected(block.block_height - 1));
-          await expectPages(trx, block.block_height - 1, 'without the token block');
+          await expectPages(
+            trx,
+            block.block_height - 1,
+            canonical.filter((b) => b !== block),
+            'without the token block',
+          );
           await addCanonicalBlockReadModels(trx, [block.index_block_hash]);
           expect(await keptCounts(trx)).toEqual(expected());
-          await expectPages(trx, undefined, 'the token block back');
+          await expectPages(trx, undefined, canonical, 'the token block back');
           throw new Error('rollback');
         })
         .catch((err: Error) => {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { addNftBlock, removeNftBlocks } from './nft-owners';
+import { addNftBlock, refreshNftHoldings, removeNftBlocks, type NftKey } from './nft-owners';
 import { addActivityBlock, removeActivityBlocks } from './principal-activity';
 import { addListBlock, removeListBlocks } from './principal-lists';
 import { addStxBlock, removeStxBlock } from './stx-balances';
@@ -27,15 +27,17 @@ async function heightsOf(trx: Knex.Transaction, blockHashes: readonly string[]):
 export async function addCanonicalAccountBlocks(trx: Knex.Transaction, blockHashes: readonly string[]): Promise<void> {
   if (blockHashes.length === 0) return;
   const keys = [];
+  const nftKeys: NftKey[] = [];
   for (const block of await heightsOf(trx, blockHashes)) {
     await addStxBlock(trx, block.index_block_hash, block.block_height);
     keys.push(...(await addTokenBlock(trx, block.index_block_hash, block.block_height)));
-    await addNftBlock(trx, block.index_block_hash);
+    nftKeys.push(...(await addNftBlock(trx, block.index_block_hash)));
     await addSupplyBlock(trx, block.index_block_hash, block.block_height);
     await addActivityBlock(trx, block.index_block_hash);
     await addListBlock(trx, block.index_block_hash);
   }
   await refreshTokenBalances(trx, keys);
+  await refreshNftHoldings(trx, nftKeys);
 }
 
 /** Undoes exactly what `addCanonicalAccountBlocks` did for blocks leaving the canonical chain: highest first. */
@@ -47,8 +49,9 @@ export async function removeAccountBlocks(trx: Knex.Transaction, blockHashes: re
     await removeSupplyBlock(trx, block.index_block_hash);
     keys.push(...(await removeTokenBlock(trx, block.index_block_hash)));
   }
-  await removeNftBlocks(trx, blockHashes);
+  const nftKeys = await removeNftBlocks(trx, blockHashes);
   await removeActivityBlocks(trx, blockHashes);
   await removeListBlocks(trx, blockHashes);
   await refreshTokenBalances(trx, keys);
+  await refreshNftHoldings(trx, nftKeys);
 }

@@ -120,35 +120,38 @@ export interface DbNftPosition {
   value_hex: string;
 }
 
-/** The NFT values a principal (`$1`) holds now: rows leaving it the owner with no newer row for the same value. */
-const NFT_HELD = `SELECT c.asset_identifier, c.value_hex FROM nft_owner_changes c
-   WHERE c.owner = $1 AND NOT EXISTS (
-     SELECT 1 FROM nft_owner_changes n
-     WHERE n.asset_identifier = c.asset_identifier AND n.value_hex = c.value_hex
-       AND (n.block_height, n.event_index) > (c.block_height, c.event_index)
-   )`;
+const NFT_ROW = `SELECT asset_identifier, value_hex FROM nft_holdings WHERE owner = $1`;
+const NFT_HELD_COUNT = `coalesce((SELECT held FROM nft_holding_counts WHERE owner = $1), 0)`;
 
 /**
- * `/extended/v3/principals/{principal}/balances/nft` (`$1` principal, `$2` limit, `$3`/`$4` the cursor's asset and
- * value, null without one): the NFT values it holds in asset and value order, from the cursor's row on, one row more
- * than the page; their number; and the first row of the page before. Read from `nft_owner_changes` (ADR 0024).
+ * `/extended/v3/principals/{principal}/balances/nft`, first page (`$1` principal, `$2` limit): the NFT values it holds
+ * now in asset and value order, one row more than the page (one range of `nft_holdings_owner`, migration 092), and their
+ * number (one row of `nft_holding_counts`).
  */
-const NFT_POSITIONS = statement(
-  `WITH held AS MATERIALIZED (${NFT_HELD}),
-   page AS (
-     SELECT * FROM held
-     WHERE $3::text IS NULL OR (asset_identifier, value_hex) >= ($3::text, $4::text)
+const NFT_POSITIONS_FIRST = statement(
+  `SELECT ${NFT_HELD_COUNT} AS total, p.asset_identifier, p.value_hex, NULL AS before_asset, NULL AS before_value
+   FROM (SELECT 1) one
+   LEFT JOIN LATERAL (${NFT_ROW} ORDER BY asset_identifier, value_hex LIMIT $2::integer + 1) p ON true
+   ORDER BY p.asset_identifier, p.value_hex`,
+);
+
+/**
+ * The same from a cursor (`$3` its asset, `$4` its value): the rows from the cursor's on, and the first row of the
+ * page before (the page before ends at the row before the cursor's place), when the page has rows. Each one range of
+ * the index, forward and backward.
+ */
+const NFT_POSITIONS_AFTER = statement(
+  `WITH page AS (
+     ${NFT_ROW} AND (asset_identifier, value_hex) >= ($3::text, $4::text)
      ORDER BY asset_identifier, value_hex LIMIT $2::integer + 1
    ),
-   first AS (SELECT * FROM page ORDER BY asset_identifier, value_hex LIMIT 1),
    before AS (
-     SELECT b.* FROM (
-       SELECT h.* FROM held h, first f WHERE (h.asset_identifier, h.value_hex) < (f.asset_identifier, f.value_hex)
-       ORDER BY h.asset_identifier DESC, h.value_hex DESC LIMIT $2
-     ) b ORDER BY b.asset_identifier, b.value_hex LIMIT 1
-   )
-   SELECT (SELECT count(*) FROM held) AS total, p.asset_identifier, p.value_hex,
-          (SELECT asset_identifier FROM before) AS before_asset, (SELECT value_hex FROM before) AS before_value
+     ${NFT_ROW} AND (asset_identifier, value_hex) < ($3::text, $4::text) AND EXISTS (SELECT 1 FROM page)
+     ORDER BY asset_identifier DESC, value_hex DESC LIMIT $2
+   ),
+   farthest AS (SELECT * FROM before ORDER BY asset_identifier, value_hex LIMIT 1)
+   SELECT ${NFT_HELD_COUNT} AS total, p.asset_identifier, p.value_hex,
+          (SELECT asset_identifier FROM farthest) AS before_asset, (SELECT value_hex FROM farthest) AS before_value
    FROM (SELECT 1) one LEFT JOIN page p ON true
    ORDER BY p.asset_identifier, p.value_hex`,
 );
@@ -166,7 +169,9 @@ export async function getNftPositions(
     before_asset: string | null;
     before_value: string | null;
   };
-  const rows = await query<Row>(db, NFT_POSITIONS, [principal, limit, cursor?.asset ?? null, cursor?.value ?? null]);
+  const rows = await (cursor === null
+    ? query<Row>(db, NFT_POSITIONS_FIRST, [principal, limit])
+    : query<Row>(db, NFT_POSITIONS_AFTER, [principal, limit, cursor.asset, cursor.value]));
   const first = rows[0]!;
   return {
     total: Number(first.total),
