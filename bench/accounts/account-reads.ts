@@ -23,7 +23,6 @@
  */
 import { availableParallelism } from 'node:os';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import knex, { type Knex } from 'knex';
@@ -40,7 +39,7 @@ import { filledDatabase, removeBenchDir } from '../ingest/bench-dir';
 import { hasWrk, httpLoad, type Load } from '../http-load';
 import { BenchInvalidError, formatSpread } from '../spread';
 import { checkIngested, expectedTip } from '../ingest/check-ingested';
-import { allProcs, treeCpuMs } from '../ingest/proc-cpu';
+import { apiAndPostgresCpu } from '../ingest/proc-cpu';
 import { ACCOUNT_LIST_READS } from '@bda/api';
 import { createDb, migrateLatest } from '@bda/db';
 
@@ -420,14 +419,8 @@ async function main(): Promise<void> {
       const v3txs = (await (await fetch(`${sys.apiUrl}/extended/v3/principals/${p}/transactions`)).json()) as { total: number };
       if (v2ft.total < FT_KINDS || v3txs.total !== history)
         throw new BenchInvalidError(`answers: ${v2ft.total} FT balances, ${v3txs.total} v3 transactions (expected ${history})`);
-      // CPU per request (µs) of the api process and of PostgreSQL (the postmaster and its backends) during each timed
-      // run, from /proc: what a request costs on each side, which the req/s of a shared 2-core machine blurs.
-      const apiPid = sys.procs.get('api')!.child.pid!;
-      const postmaster = Number(readFileSync(join(tmp, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
-      const cpu = () => {
-        const procs = allProcs();
-        return { api: treeCpuMs(apiPid, procs), pg: treeCpuMs(postmaster, procs) };
-      };
+      // CPU per request (µs) of the api process and of PostgreSQL during each timed run, from /proc.
+      const cpu = apiAndPostgresCpu(sys.procs.get('api')!.child.pid!, join(tmp, 'pg'));
       type Run = Load & { apiUs: number; pgUs: number };
       const runs = new Map<string, Run[]>();
       for (let round = 0; round < ROUNDS; round++) {

@@ -24,7 +24,6 @@
  *        BENCH_PLANS=0 (no plans) BENCH_PLANS_ONLY=1 (the plans, no load)
  * A reused database is migrated first (the indexer would on start; only the api runs here).
  */
-import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startPostgres } from '@bda/test-support';
@@ -39,7 +38,7 @@ import { BenchInvalidError, formatSpread } from '../spread';
 import { checkIngested, expectedTip } from '../ingest/check-ingested';
 import { createDb, migrateLatest } from '@bda/db';
 import { PlanExplainer } from './explain-plans';
-import { allProcs, treeCpuMs } from '../ingest/proc-cpu';
+import { apiAndPostgresCpu } from '../ingest/proc-cpu';
 
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 4000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -226,14 +225,8 @@ async function main(): Promise<void> {
         if (res.status !== 200) throw new BenchInvalidError(`${path} answered ${res.status}: ${await res.text()}`);
         await res.arrayBuffer();
       }
-      // CPU per request (µs) of the api process and of PostgreSQL (the postmaster and its backends) during each timed
-      // run, from /proc: what a request costs on each side, which the req/s of a shared 2-core machine blurs.
-      const apiPid = sys.procs.get('api')!.child.pid!;
-      const postmaster = Number(readFileSync(join(tmp, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
-      const cpu = () => {
-        const procs = allProcs();
-        return { api: treeCpuMs(apiPid, procs), pg: treeCpuMs(postmaster, procs) };
-      };
+      // CPU per request (µs) of the api process and of PostgreSQL during each timed run, from /proc.
+      const cpu = apiAndPostgresCpu(sys.procs.get('api')!.child.pid!, join(tmp, 'pg'));
       type Run = Load & { apiUs: number; pgUs: number };
       const runs = new Map<string, Run[]>();
       for (let round = 0; round < ROUNDS; round++) {

@@ -126,3 +126,16 @@ export function startCpuWindow(roots: Record<string, number>, exclude: ReadonlyS
     },
   };
 }
+
+/**
+ * CPU so far (ms) of an api process tree and of a PostgreSQL server (the postmaster and its backends): read before
+ * and after a timed run, divided by its requests, it gives what a request costs on each side, which the req/s of a
+ * shared 2-core machine blurs.
+ */
+export function apiAndPostgresCpu(apiPid: number, pgDataDir: string): () => { api: number; pg: number } {
+  const postmaster = postmasterPid(pgDataDir);
+  return () => {
+    const procs = allProcs();
+    return { api: treeCpuMs(apiPid, procs), pg: treeCpuMs(postmaster, procs) };
+  };
+}
