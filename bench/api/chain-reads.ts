@@ -33,8 +33,9 @@ import { TestSystem } from '../../test/support/test-system';
 import { fixtureTransferPool, generateChain } from '../ingest/generate-chain';
 import { useBuiltServices } from '../ingest/built-services';
 import { filledDatabase, removeBenchDir } from '../ingest/bench-dir';
-import { hasWrk, httpLoad, type Load } from '../http-load';
-import { BenchInvalidError, formatSpread } from '../spread';
+import { hasWrk } from '../http-load';
+import { measureEndpointRounds } from '../endpoint-rounds';
+import { BenchInvalidError } from '../spread';
 import { checkIngested, expectedTip } from '../ingest/check-ingested';
 import { createDb, migrateLatest } from '@bda/db';
 import { PlanExplainer } from './explain-plans';
@@ -227,45 +228,15 @@ async function main(): Promise<void> {
       }
       // CPU per request (µs) of the api process and of PostgreSQL during each timed run, from /proc.
       const cpu = apiAndPostgresCpu(sys.procs.get('api')!.child.pid!, join(tmp, 'pg'));
-      type Run = Load & { apiUs: number; pgUs: number };
-      const runs = new Map<string, Run[]>();
-      for (let round = 0; round < ROUNDS; round++) {
-        // Alternating: each round starts one endpoint further along.
-        const order = chosen.map((_, i) => chosen[(i + round) % chosen.length]!);
-        console.log(`round ${round + 1}/${ROUNDS}`);
-        for (const [name, path] of order) {
-          await httpLoad(sys.apiUrl + path, { seconds: Math.min(2, SECONDS), connections: CONNECTIONS }); // warm-up
-          const before = cpu();
-          const load = await httpLoad(sys.apiUrl + path, { seconds: SECONDS, connections: CONNECTIONS });
-          const after = cpu();
-          const requests = Math.max(1, load.rps * SECONDS);
-          const r: Run = {
-            ...load,
-            apiUs: ((after.api - before.api) * 1000) / requests,
-            pgUs: ((after.pg - before.pg) * 1000) / requests,
-          };
-          runs.set(name, [...(runs.get(name) ?? []), r]);
-          console.log(
-            `  ${name.padEnd(30)}${r.rps.toFixed(0).padStart(9)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  ` +
-              `CPU µs/req api ${r.apiUs.toFixed(0)}, PostgreSQL ${r.pgUs.toFixed(0)}${r.errors ? `  (${r.errors} errors)` : ''}`,
-          );
-        }
-      }
-      // A run that completed no request (every one timed out) is no figure either.
-      const failing = [...runs].filter(([, rs]) => rs.some((r) => r.errors > 0 || r.rps === 0));
-      if (failing.length > 0)
-        throw new BenchInvalidError(
-          `non-200 answers, socket errors or no answer at all under load: ${failing.map(([name]) => name).join(', ')}`,
-        );
-      console.log(`\n${new Date().toISOString()}: median (min–max) of ${ROUNDS} alternating round(s), no error answers`);
-      console.log('| endpoint | req/s | p50 ms | p99 ms | api CPU µs/req | PostgreSQL CPU µs/req |');
-      console.log('|---|---|---|---|---|---|');
-      for (const [name, rs] of runs) {
-        const f = (pickOf: (r: Run) => number, digits: number) => formatSpread(rs.map(pickOf), digits);
-        console.log(
-          `| ${name} | ${f((r) => r.rps, 0)} | ${f((r) => r.p50, 2)} | ${f((r) => r.p99, 2)} | ${f((r) => r.apiUs, 0)} | ${f((r) => r.pgUs, 0)} |`,
-        );
-      }
+      await measureEndpointRounds({
+        baseUrl: sys.apiUrl,
+        endpoints: chosen,
+        rounds: ROUNDS,
+        seconds: SECONDS,
+        connections: CONNECTIONS,
+        cpu,
+        nameWidth: 30,
+      });
     } finally {
       await sys.stop();
     }
