@@ -4,3 +4,4 @@ export * from './migrations';
 export * from './rune-types';
 export * from './bns-types';
 export * from './connection-failure';
+export * from './tx-json';

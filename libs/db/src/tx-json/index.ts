@@ -1,0 +1,3 @@
+export * from './contract-abi';
+export * from './mined-tx-json';
+export * from './row-values';
