@@ -279,7 +279,7 @@ async function checkPlans(targets: Target[]): Promise<void> {
       );
       console.log(p.text.replace(/^/gm, '      '));
       // The namespaces (a handful of rows) and the one-row tip may be scanned; the tables that grow may not.
-      if (/Seq Scan bns_(names|subdomains|zonefiles|names_current|subdomains_current)( |$)/.test(p.nodes))
+      if (/Seq Scan bns_(names|subdomains|zonefiles|names_current|subdomains_current|address_names)( |$)/.test(p.nodes))
         problems.push(`${label} on ${t.label} scans a table: ${p.nodes}`);
     }
     const [small, big] = plans as [PlanSummary, PlanSummary];

@@ -77,7 +77,14 @@ export function expectedAddressNames(shape: NamesShape, i: number): string[] {
 const zonefileOf = (g: number) => `$ORIGIN n${g}.btc\n$TTL 3600\n_http._tcp IN URI 10 1 "https://n${g}.example.com/"\n`;
 const ZONEFILE_SQL = `'$ORIGIN n' || g || E'.btc\\n$TTL 3600\\n_http._tcp IN URI 10 1 "https://n' || g || E'.example.com/"\\n'`;
 
-const TABLES = ['bns_names', 'bns_subdomains', 'bns_zonefiles', 'bns_names_current', 'bns_subdomains_current'];
+const TABLES = [
+  'bns_names',
+  'bns_subdomains',
+  'bns_zonefiles',
+  'bns_names_current',
+  'bns_subdomains_current',
+  'bns_address_names',
+];
 
 /** Migrates `databaseUrl` and fills it, unless a previous run did (same shape): returns the seconds it took, or null. */
 export async function seedNames(databaseUrl: string, shape: NamesShape): Promise<number | null> {
@@ -88,7 +95,7 @@ export async function seedNames(databaseUrl: string, shape: NamesShape): Promise
     const done = await db('bench_names_seed').first();
     if (done && done.names === shape.names && done.subdomains === shape.subdomains) {
       // Filled by an earlier run: a migration that came since may have filled new tables from the history.
-      await db.raw('VACUUM ANALYZE bns_names_current, bns_subdomains_current');
+      await db.raw('VACUUM ANALYZE bns_names_current, bns_subdomains_current, bns_address_names');
       return null;
     }
     if (done) throw new Error(`${databaseUrl} holds another shape (${done.names} names, ${done.subdomains} subdomains)`);

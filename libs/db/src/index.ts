@@ -5,3 +5,4 @@ export * from './rune-types';
 export * from './bns-types';
 export * from './connection-failure';
 export * from './tx-json';
+export * from './bns-address-names';

@@ -146,6 +146,33 @@ describe('naming lookups on the plain path', () => {
     expect(api.validatedCount()).toBeGreaterThanOrEqual(4);
   });
 
+  it('answers an address from its kept row while the tip is in its range, and from the current tables outside it', async () => {
+    // Migration 094 (ADR 0034): the kept text is served as it is; here it is made to differ from the current tables,
+    // so the answer shows which one was read.
+    const tip = Number((await api.db('chain_tip').first('block_height'))?.block_height ?? 0);
+    const path = `/v1/addresses/stacks/${alice}`;
+    try {
+      await api
+        .db('bns_address_names')
+        .where({ address: alice })
+        .update({ names: '["kept.btc"]', valid_from: tip, valid_until: tip });
+      expect((await api.get(path)).body).toEqual({ names: ['kept.btc'] });
+      await api
+        .db('bns_address_names')
+        .where({ address: alice })
+        .update({ valid_from: tip + 1, valid_until: tip + 5 });
+      expect((await api.get(path)).body).toEqual({ names: ['one.btc'] });
+      await api
+        .db('bns_address_names')
+        .where({ address: alice })
+        .update({ valid_from: 0, valid_until: tip - 1 });
+      expect((await api.get(path)).body).toEqual({ names: ['one.btc'] });
+    } finally {
+      await rebuildBnsCurrent(api.db);
+    }
+    expect((await api.get(path)).body).toEqual({ names: ['one.btc'] });
+  });
+
   it('gives each of many lookups arriving together its own answer, duplicates and unknown keys included', async () => {
     // Lookups of one turn share a statement (`KeyedBatchLoader`): each must still get exactly its own row.
     const expected: Array<[string, number, unknown]> = [

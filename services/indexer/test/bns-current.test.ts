@@ -183,6 +183,66 @@ async function recomputed(db: Knex) {
   };
 }
 
+/**
+ * What `/v1/addresses/stacks/{address}` must answer for each address at tip height `tip`, from the recomputation:
+ * its names that are not revoked and whose lease runs at the tip (expiry 0 or at least the tip), and its subdomains,
+ * in byte order. Every address of the current tables is listed (an empty list when it holds nothing that resolves).
+ */
+function addressAnswers(rec: Awaited<ReturnType<typeof recomputed>>, tip: number): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const add = (address: string, fqn?: string) => {
+    const list = out.get(address) ?? [];
+    if (fqn !== undefined) list.push(fqn);
+    out.set(address, list);
+  };
+  for (const n of rec.names) {
+    const expiry = Number(n.expire_block);
+    add(n.address, !n.revoked && (expiry === 0 || expiry >= tip) ? n.fqn : undefined);
+  }
+  for (const s of rec.subdomains) add(s.owner, s.fqn);
+  for (const list of out.values()) list.sort(bytewise);
+  return out;
+}
+
+/** The kept answers (`bns_address_names`, migration 094): each address's names, and whether its range holds `tip`. */
+async function keptAnswers(db: Knex, tip: number): Promise<Map<string, { names: string[]; holds: boolean }>> {
+  const rows: Array<{ address: string; names: string; valid_from: string; valid_until: string }> =
+    await db('bns_address_names').select();
+  return new Map(
+    rows.map((r) => [
+      r.address,
+      {
+        names: JSON.parse(r.names) as string[],
+        holds: BigInt(r.valid_from) <= BigInt(tip) && BigInt(tip) <= BigInt(r.valid_until),
+      },
+    ]),
+  );
+}
+
+const tipHeight = async (db: Knex) => Number((await db('chain_tip').first('block_height'))?.block_height ?? 0);
+
+/**
+ * The kept answers agree with `addressAnswers` at the tip: every address holding something has a row whose range
+ * holds the tip (the indexer keeps up with expiries), every row holding the tip says what the address holds, and an
+ * address left holding nothing keeps an empty list.
+ */
+async function expectKeptAnswers(db: Knex, label: string): Promise<void> {
+  const tip = await tipHeight(db);
+  const expected = addressAnswers(await recomputed(db), tip);
+  const kept = await keptAnswers(db, tip);
+  const mismatches: string[] = [];
+  for (const [address, names] of expected) {
+    const row = kept.get(address);
+    if (names.length > 0 && !row) mismatches.push(`${address}: no row`);
+    else if (row && !row.holds) mismatches.push(`${address}: range misses tip ${tip}`);
+    else if (row && JSON.stringify(row.names) !== JSON.stringify(names))
+      mismatches.push(`${address}: ${JSON.stringify(row.names)} instead of ${JSON.stringify(names)}`);
+  }
+  for (const [address, row] of kept)
+    if (!expected.has(address) && (row.names.length > 0 || !row.holds)) mismatches.push(`${address}: stale row`);
+  expect({ after: label, mismatches }).toEqual({ after: label, mismatches: [] });
+}
+
 async function current(db: Knex) {
   return {
     names: (await db('bns_names_current').orderBy('fqn').select()) as CurrentName[],
@@ -206,10 +266,21 @@ describe('the BNS current-state tables', () => {
       await handler.beforeCommit(trx);
     });
     expect({ after: label, ...(await current(db)) }).toEqual({ after: label, ...(await recomputed(db)) });
+    await expectKeptAnswers(db, label);
     checked.push(label);
   }
   const byName = async (fqn: string) => (await current(db)).names.find((n) => n.fqn === fqn);
   const ownerOf = async (fqn: string) => (await current(db)).subdomains.find((s) => s.fqn === fqn)?.owner;
+  /** Each address's kept answer at the tip, as written by hand in the tests (`undefined`: no row holding the tip). */
+  const answers = async () => {
+    const kept = await keptAnswers(db, await tipHeight(db));
+    const out: Partial<Record<Who, string[]>> = {};
+    for (const who of Object.keys(ADDR) as Who[]) {
+      const row = kept.get(ADDR[who]);
+      if (row?.holds) out[who] = row.names;
+    }
+    return out;
+  };
 
   const TX = {} as Record<string, { txid: string; raw: string }>;
   let h2: Ref;
@@ -313,6 +384,16 @@ describe('the BNS current-state tables', () => {
     expect(await ownerOf('sub1.carol.sub')).toBe(ADDR.D);
     expect(await ownerOf('sub2.carol.sub')).toBe(ADDR.C);
     expect(await ownerOf('sub3.carol.sub')).toBe(ADDR.E);
+    // At tip 6: alice.app (renewed, to 7) and sub1 are D's; eve.app revoked; old.app (F's lease ended at 5) is G's.
+    expect(await tipHeight(db)).toBe(6);
+    expect(await answers()).toEqual({
+      B: ['bob.imp'],
+      C: ['carol.sub', 'sub2.carol.sub'],
+      D: ['alice.app', 'sub1.carol.sub'],
+      E: ['sub3.carol.sub'],
+      F: [],
+      G: ['old.app'],
+    });
   });
 
   it('follows a reorg that removes everything after the registrations, block by block, and its reversal', async () => {
@@ -329,6 +410,15 @@ describe('the BNS current-state tables', () => {
     expect(await byName('bob.imp')).toMatchObject({ expire_block: '0' }); // imp's launch is gone
     expect(await ownerOf('sub1.carol.sub')).toBe(ADDR.C);
     expect(await ownerOf('sub3.carol.sub')).toBeUndefined();
+    // At tip 7 the leases of the app names registered at 2 (to 5) have ended: only imp's and sub's names resolve.
+    expect(await answers()).toEqual({
+      B: ['bob.imp'],
+      C: ['carol.sub', 'sub1.carol.sub', 'sub2.carol.sub'],
+      D: [],
+      E: [],
+      F: [],
+      G: [],
+    });
 
     const before = await current(db);
     parent = mainTip;
@@ -342,6 +432,15 @@ describe('the BNS current-state tables', () => {
     expect(await ownerOf('sub1.carol.sub')).toBe(ADDR.D);
     expect(await ownerOf('sub3.carol.sub')).toBe(ADDR.E);
     expect(await current(db)).not.toEqual(before);
+    // At tip 8 alice.app's renewed lease (to 7) has ended too; old.app's (to 9) runs.
+    expect(await answers()).toEqual({
+      B: ['bob.imp'],
+      C: ['carol.sub', 'sub2.carol.sub'],
+      D: ['sub1.carol.sub'],
+      E: ['sub3.carol.sub'],
+      F: [],
+      G: ['old.app'],
+    });
   });
 
   it('is created filled from the history already stored (migration 075 on a database with names)', async () => {
@@ -352,5 +451,18 @@ describe('the BNS current-state tables', () => {
     await migration.up(db);
     expect(await current(db)).toEqual(kept);
     expect(await current(db)).toEqual(await recomputed(db));
+  });
+
+  it('keeps the address answers filled by migration 094 from the current tables equal to those the indexer kept', async () => {
+    const migration = MIGRATIONS.find(([name]) => name === '094-bns-address-names')![1];
+    const kept = await answers();
+    expect(kept.G).toEqual(['old.app']);
+    await migration.down(db);
+    await migration.up(db);
+    // The indexer keeps an empty row for an address that held names (F); the fill has rows for holders only.
+    const holding = (a: Partial<Record<Who, string[]>>) => Object.entries(a).filter(([, names]) => names.length > 0);
+    expect(holding(await answers())).toEqual(holding(kept));
+    expect((await answers()).F).toBeUndefined();
+    await expectKeptAnswers(db, 'migration 094');
   });
 });

@@ -62,6 +62,7 @@ import * as m090 from './090-mempool-principal-counts';
 import * as m091 from './091-token-balance-counts';
 import * as m092 from './092-token-balances-by-asset';
 import * as m093 from './093-block-tx-ids';
+import * as m094 from './094-bns-address-names';
 
 export { principalActivityInsertSql } from './070-principal-activity';
 export {
@@ -149,6 +150,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['091-token-balance-counts', m091],
   ['092-token-balances-by-asset', m092],
   ['093-block-tx-ids', m093],
+  ['094-bns-address-names', m094],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */

@@ -1,2 +1,2 @@
 export { addCanonicalBnsBlocks, applyBnsAttachments, applyBnsBlock, removeBnsBlocks } from './apply-bns';
-export { rebuildBnsCurrent } from './refresh-bns-current';
+export { ADDRESS_NAMES_AT_HEIGHT_SQL, rebuildBnsCurrent, refreshAddressNamesAtTip } from './refresh-bns-current';

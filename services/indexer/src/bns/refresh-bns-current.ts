@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { ADDRESSES_HOLDING_NAMES_SQL, addressNamesStaleAtSql, TIP_HEIGHT_SQL, upsertAddressNamesSql } from '@bda/db';
 
 /**
  * The current-state tables of BNS (`bns_names_current`, `bns_subdomains_current`, migration 075; ADR 0022): each row
@@ -52,11 +53,31 @@ const upsertSubdomains = (where: string) => `
 
 const distinct = (keys: Iterable<string> | undefined) => [...new Set(keys ?? [])];
 
-/** Recomputes the current rows of `keys` from the history (a key left without history loses its row). */
+/**
+ * The addresses whose kept answer (`bns_address_names`, migration 094) a change of `keys` touches: the owners of the
+ * names and subdomains (before the change when run before it, after when run after) and of every name of the
+ * namespaces; as a SQL relation over `?` bindings, with those bindings.
+ */
+function ownersOf(names: string[], subdomains: string[], namespaces: string[]): { sql: string; bindings: string[][] } {
+  return {
+    sql: `SELECT address FROM bns_names_current WHERE fqn = ANY(?::text[])
+          UNION ALL SELECT owner FROM bns_subdomains_current WHERE fqn = ANY(?::text[])
+          UNION ALL SELECT address FROM bns_names_current WHERE namespace_id = ANY(?::text[])`,
+    bindings: [names, subdomains, namespaces],
+  };
+}
+
+/**
+ * Recomputes the current rows of `keys` from the history (a key left without history loses its row), and the kept
+ * address answers of their owners before and after.
+ */
 export async function refreshBnsCurrent(db: Knex | Knex.Transaction, keys: BnsCurrentKeys): Promise<void> {
   const names = distinct(keys.names);
   const subdomains = distinct(keys.subdomains);
   const namespaces = distinct(keys.namespaces);
+  if (names.length + subdomains.length + namespaces.length === 0) return;
+  const owners = ownersOf(names, subdomains, namespaces);
+  const { rows: before } = await db.raw<{ rows: Array<{ address: string }> }>(owners.sql, owners.bindings);
   if (names.length > 0) {
     await db.raw(
       `DELETE FROM bns_names_current c WHERE c.fqn = ANY(?::text[])
@@ -74,13 +95,33 @@ export async function refreshBnsCurrent(db: Knex | Knex.Transaction, keys: BnsCu
     );
     await db.raw(upsertSubdomains('fqn = ANY(?::text[])'), [subdomains]);
   }
+  await db.raw(upsertAddressNamesSql(`SELECT unnest(?::text[]) AS address UNION ALL ${owners.sql}`, TIP_HEIGHT_SQL), [
+    before.map((r) => r.address),
+    ...owners.bindings,
+  ]);
 }
+
+/**
+ * The kept address answers that no longer hold at the tip now in `chain_tip` (it passed an expiry, or a reorg lowered
+ * it under one), recomputed: run whenever the tip moves other than by `addressNamesAtHeight` in a block's batch.
+ */
+export async function refreshAddressNamesAtTip(db: Knex | Knex.Transaction): Promise<void> {
+  await db.raw(upsertAddressNamesSql(addressNamesStaleAtSql(TIP_HEIGHT_SQL), TIP_HEIGHT_SQL));
+}
+
+/**
+ * The same for a block that becomes the tip at `height`, as one statement with `$1` for the height, to be sent in the
+ * block's batch of writes (it sees the naming tables as they were before the block; the block's own naming changes
+ * recompute their owners after).
+ */
+export const ADDRESS_NAMES_AT_HEIGHT_SQL = upsertAddressNamesSql(addressNamesStaleAtSql('$1::bigint'), '$1::bigint');
 
 /** Recomputes every current row from the history (a database filled other than by the indexer: the benchmark's). */
 export async function rebuildBnsCurrent(db: Knex | Knex.Transaction): Promise<void> {
-  await db.raw('TRUNCATE bns_names_current, bns_subdomains_current');
+  await db.raw('TRUNCATE bns_names_current, bns_subdomains_current, bns_address_names');
   await db.raw(upsertNames('true'));
   await db.raw(upsertSubdomains('true'));
+  await db.raw(upsertAddressNamesSql(ADDRESSES_HOLDING_NAMES_SQL, TIP_HEIGHT_SQL));
 }
 
 /** The lease rules of each namespace's newest row, as one comparable text. */

@@ -8,7 +8,7 @@ import { normalizeHex, sanitizeText, toJsonText } from './sanitize';
 import { eventRow } from './event-rows';
 import { DEFAULT_PARKING_BOUNDS, parkBlock, type ParkingBounds } from './parked-blocks';
 import { decodeTxColumns, type DecodedTxColumns } from './tx-fields';
-import { applyBnsBlock } from '../bns';
+import { ADDRESS_NAMES_AT_HEIGHT_SQL, applyBnsBlock } from '../bns';
 import { rewardSetInsert } from '../pox';
 import { blockTxIdsRow } from '../chain/block-tx-ids';
 import {
@@ -87,7 +87,11 @@ export async function applyNewBlock(
   await insertBlockData(writes, rows, extendsTip);
   const rewardSet = rewardSetInsert(trx, block, hash);
   if (rewardSet) await writes.add(rewardSet);
-  if (extendsTip) await writes.add(advanceChainTip(trx, block, hash));
+  if (extendsTip) {
+    await writes.add(advanceChainTip(trx, block, hash));
+    // The kept naming answers (migration 094) whose names' expiries this height crosses.
+    await writes.add({ sql: ADDRESS_NAMES_AT_HEIGHT_SQL, bindings: [block.block_height] });
+  }
   await writes.flush();
   // The naming read models follow the canonical chain (ADR 0022); a reorg recomputes them in `setCanonical`.
   if (extendsTip)

@@ -4,7 +4,7 @@ import { addCanonicalBlockReadModels, removeAddressTxs, restoreOrphanedToMempool
 import { normalizeHex } from './sanitize';
 import { runPrepared } from '../write-statements';
 import { redecideStreams, setUnconfirmedStreamsCanonical } from './microblock-streams';
-import { addCanonicalBnsBlocks, removeBnsBlocks } from '../bns';
+import { addCanonicalBnsBlocks, refreshAddressNamesAtTip, removeBnsBlocks } from '../bns';
 
 const CHAIN_TABLES = ['blocks', 'txs', 'events', 'miner_rewards'] as const;
 
@@ -92,6 +92,7 @@ export async function refreshChainTip(trx: Knex.Transaction, countDelta: number)
     .first('block_height', 'block_hash', 'index_block_hash', 'burn_block_height');
   if (!tip) {
     await trx('chain_tip').delete();
+    await refreshAddressNamesAtTip(trx);
     return;
   }
   const previous = await trx('chain_tip').first<{ block_count: number } | undefined>('block_count');
@@ -110,6 +111,8 @@ export async function refreshChainTip(trx: Knex.Transaction, countDelta: number)
     })
     .onConflict('id')
     .merge();
+  // The kept naming answers whose names' expiries the tip has crossed (migration 094).
+  await refreshAddressNamesAtTip(trx);
 }
 
 /** The tip moves to a child of the previous tip: one upsert, counting one more canonical block. */
