@@ -16,7 +16,7 @@ import type { AccountLedger } from './support/account-ledger';
 import { replayedAccounts } from './support/replayed-accounts';
 import { loadRecordedEvents } from './support/replayed-database';
 import { addCanonicalBlockReadModels, removeAddressTxs } from '../../indexer/src/stacks/read-models';
-import { getTokenBalancePageJson } from '../src/accounts/datastore/token-balances';
+import { getTokenBalanceMapsJson, getTokenBalancePageJson } from '../src/accounts/datastore/token-balances';
 import { getFtPositionsJson, getNftPositions } from '../src/accounts/datastore/principal-positions';
 
 /** GET on the api (in-process, through supertest); the harness validates the body against the documented schema. */
@@ -370,7 +370,38 @@ for (const fixture of FIXTURES) {
         };
         return Object.fromEntries(rows.map((r) => [`${r.principal} ${r.kind}`, { kinds: r.kinds, held: r.held }]));
       };
+      /** A v1 `/balances` map of the raw events, in asset order: `{asset: {balance|count, total_sent, total_received}}`. */
+      const balanceMap = (p: string, kind: 'ft' | 'nft', amount: 'balance' | 'count', height: number | undefined) => {
+        const flows = replayed.ledger.tokenFlowsAt(p, kind, height);
+        return Object.fromEntries(
+          [...replayed.ledger.tokensAt(p, kind, height)]
+            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+            .map(([asset, v]) => [
+              asset,
+              {
+                [amount]: v.toString(),
+                total_sent: flows.get(asset)!.sent.toString(),
+                total_received: flows.get(asset)!.received.toString(),
+              },
+            ]),
+        );
+      };
       const expectPages = async (q: typeof replayed.api.db, height: number | undefined, blocks: ListBlock[], label: string) => {
+        // The kept maps: a row for each principal with a token kind, none for the others.
+        const kept = new Map(
+          (
+            (await q.raw('SELECT principal, ft, nft FROM token_balance_maps ORDER BY principal')) as {
+              rows: Array<{ principal: string; ft: string; nft: string }>;
+            }
+          ).rows.map((r) => [r.principal, { ft: r.ft, nft: r.nft }]),
+        );
+        expectMessage(label, () =>
+          expect([...kept.keys()].sort()).toEqual(
+            [...replayed.ledger.principals]
+              .filter((p) => replayed.ledger.tokensAt(p, 'ft', height).size + replayed.ledger.tokensAt(p, 'nft', height).size > 0)
+              .sort(),
+          ),
+        );
         for (const p of replayed.ledger.principals) {
           const ft = [...replayed.ledger.tokensAt(p, 'ft', height)];
           const v2 = await getTokenBalancePageJson(q, p, 'ft', { limit: 200, offset: 0 });
@@ -393,6 +424,16 @@ for (const fixture of FIXTURES) {
               before: null,
             }),
           );
+          // v1 /balances' maps: at the tip the texts the indexer keeps (migration 099), at that height the texts
+          // PostgreSQL writes from the change rows; both JSON.stringify's bytes for the raw events' maps.
+          const maps = {
+            ft: JSON.stringify(balanceMap(p, 'ft', 'balance', height)),
+            nft: JSON.stringify(balanceMap(p, 'nft', 'count', height)),
+          };
+          expectMessage(`${label} ${p}`, () => expect(kept.get(p) ?? { ft: '{}', nft: '{}' }).toEqual(maps));
+          await expectMessage(`${label} ${p}`, async () => expect(await getTokenBalanceMapsJson(q, p, null)).toEqual(maps));
+          const tipHeight = height ?? canonical.at(-1)!.block_height;
+          await expectMessage(`${label} ${p}`, async () => expect(await getTokenBalanceMapsJson(q, p, tipHeight)).toEqual(maps));
           // The NFT values held (migration 092's nft_holdings and its count), as the raw owner changes leave them.
           const nfts = heldNfts(blocks).get(p) ?? [];
           const v3Nft = await getNftPositions(q, p, 200, null);

@@ -63,6 +63,7 @@ import * as m091 from './091-token-balance-counts';
 import * as m092 from './092-token-balances-by-asset';
 import * as m093 from './093-block-tx-ids';
 import * as m094 from './094-bns-address-names';
+import * as m099 from './099-token-balance-maps';
 
 export { principalActivityInsertSql } from './070-principal-activity';
 export {
@@ -151,6 +152,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['092-token-balances-by-asset', m092],
   ['093-block-tx-ids', m093],
   ['094-bns-address-names', m094],
+  ['099-token-balance-maps', m099],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */

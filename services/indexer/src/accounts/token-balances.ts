@@ -100,6 +100,40 @@ const REFRESH_CURRENT_SQL = `WITH keys AS (
      )
      SELECT (SELECT count(*) FROM deleted) AS deleted, (SELECT count(*) FROM upserted) AS upserted`;
 
+/** One entry of a v1 `/balances` map, from a `token_balances` row: `"<asset>":{"<amount>":"…","total_sent":"…",…}`. */
+const MAP_ENTRY = (amount: 'balance' | 'count') =>
+  `to_json(b.asset_identifier)::text || ':{"${amount}":"' || b.balance::text || '","total_sent":"' ||
+   b.total_sent::text || '","total_received":"' || b.total_received::text || '"}'`;
+
+/**
+ * Writes `token_balance_maps` (migration 099) again for the principals `$1` from their `token_balances` rows, or
+ * deletes a principal's row when it has none left: its v1 `/balances` maps as the answer's JSON text, in asset order.
+ * A row whose texts did not change is not written.
+ */
+const REFRESH_MAPS_SQL = `WITH principals AS (SELECT DISTINCT unnest($1::text[]) AS principal),
+     built AS (
+       SELECT p.principal, m.kinds,
+              coalesce('{' || m.ft || '}', '{}') AS ft, coalesce('{' || m.nft || '}', '{}') AS nft
+       FROM principals p
+       CROSS JOIN LATERAL (
+         SELECT count(*) AS kinds,
+                string_agg(${MAP_ENTRY('balance')}, ',' ORDER BY b.asset_identifier) FILTER (WHERE b.kind = 'ft') AS ft,
+                string_agg(${MAP_ENTRY('count')}, ',' ORDER BY b.asset_identifier) FILTER (WHERE b.kind = 'nft') AS nft
+         FROM token_balances b WHERE b.principal = p.principal
+       ) m
+     ),
+     deleted AS (
+       DELETE FROM token_balance_maps t USING built b WHERE b.kinds = 0 AND t.principal = b.principal RETURNING 1
+     ),
+     upserted AS (
+       INSERT INTO token_balance_maps AS t (principal, ft, nft)
+       SELECT principal, ft, nft FROM built WHERE kinds > 0
+       ON CONFLICT (principal) DO UPDATE SET ft = excluded.ft, nft = excluded.nft
+       WHERE t.ft IS DISTINCT FROM excluded.ft OR t.nft IS DISTINCT FROM excluded.nft
+       RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM deleted) AS deleted, (SELECT count(*) FROM upserted) AS upserted`;
+
 interface TokenKey {
   principal: string;
   kind: string;
@@ -114,7 +148,11 @@ export async function removeTokenBlock(trx: Knex.Transaction, indexBlockHash: st
   return runPrepared<TokenKey & Record<string, unknown>>(trx, REMOVE_TOKEN_BLOCK_SQL, [indexBlockHash]);
 }
 
-/** Brings `token_balances` in line with the change rows for `keys` (after every block of a batch is added or removed). */
+/**
+ * Brings `token_balances` in line with the change rows for `keys` (after every block of a batch is added or removed),
+ * then the v1 `/balances` maps of their principals (`token_balance_maps`) in line with `token_balances`: two
+ * statements, the second reads what the first wrote.
+ */
 export async function refreshTokenBalances(trx: Knex.Transaction, keys: readonly TokenKey[]): Promise<void> {
   if (keys.length === 0) return;
   await runPrepared(trx, REFRESH_CURRENT_SQL, [
@@ -122,4 +160,5 @@ export async function refreshTokenBalances(trx: Knex.Transaction, keys: readonly
     keys.map((k) => k.kind),
     keys.map((k) => k.asset_identifier),
   ]);
+  await runPrepared(trx, REFRESH_MAPS_SQL, [[...new Set(keys.map((k) => k.principal))]]);
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { KeyedBatchLoader } from '../../datastore/keyed-batch-loader';
 import { query, statement } from '../../datastore/read-statement';
 
 /**
@@ -13,19 +14,21 @@ function balanceMapJson(rows: string, amount: 'balance' | 'count'): string {
        ',' ORDER BY b.asset_identifier) || '}', '{}') FROM (${rows}) b)`;
 }
 
-/** The current rows of one kind (`token_balances`, one index range). */
-const NOW = (kind: string) =>
-  `SELECT asset_identifier, balance, total_sent, total_received FROM token_balances WHERE principal = $1 AND kind = '${kind}'`;
-
 /** The newest change row of each asset of one kind at or below the height `$2` (`token_balance_changes`). */
 const AT = (kind: string) =>
   `SELECT DISTINCT ON (asset_identifier) asset_identifier, balance, total_sent, total_received
    FROM token_balance_changes WHERE principal = $1 AND kind = '${kind}' AND block_height <= $2
    ORDER BY asset_identifier, block_height DESC`;
 
-/** `$1` principal: its FT and NFT maps now, as JSON text. */
+/**
+ * `$1` principals: the FT and NFT maps of each now, as JSON text, one row per principal in the order given (`n`): the
+ * kept texts of `token_balance_maps` (migration 099, written by the indexer with the block), `{}` for a principal
+ * that never held a token.
+ */
 const BALANCE_MAPS_NOW = statement(
-  `SELECT ${balanceMapJson(NOW('ft'), 'balance')} AS ft, ${balanceMapJson(NOW('nft'), 'count')} AS nft`,
+  `SELECT p.n, coalesce(m.ft, '{}') AS ft, coalesce(m.nft, '{}') AS nft
+   FROM unnest($1::text[]) WITH ORDINALITY AS p(principal, n)
+   LEFT JOIN token_balance_maps m ON m.principal = p.principal`,
 );
 
 /** `$1` principal, `$2` height: its FT and NFT maps at that height, as JSON text. */
@@ -33,22 +36,53 @@ const BALANCE_MAPS_AT = statement(
   `SELECT ${balanceMapJson(AT('ft'), 'balance')} AS ft, ${balanceMapJson(AT('nft'), 'count')} AS nft`,
 );
 
+/** The two maps of `/extended/v1/address/{principal}/balances` as JSON text. */
+export interface TokenBalanceMapsJson {
+  ft: string;
+  nft: string;
+}
+
+/** The maps of several principals now, in their order, by one statement. */
+async function getTokenBalanceMapsNow(db: Knex, principals: readonly string[]): Promise<TokenBalanceMapsJson[]> {
+  const rows = await query<TokenBalanceMapsJson & { n: string }>(db, BALANCE_MAPS_NOW, [principals]);
+  const byPosition = new Map(rows.map((r) => [Number(r.n), r]));
+  return principals.map((_, i) => {
+    const row = byPosition.get(i + 1)!;
+    return { ft: row.ft, nft: row.nft };
+  });
+}
+
 /**
  * `fungible_tokens` and `non_fungible_tokens` of `/extended/v1/address/{principal}/balances` as JSON text: every asset
  * the principal ever held, in asset order (FT: `balance` in base units; NFT: `count` of values held; both with their
- * totals sent and received), at `height` (null: the tip). One statement; PostgreSQL writes the JSON, so a principal
- * with a thousand token kinds costs the api one text per kind of map instead of a thousand rows to parse and write
- * again.
+ * totals sent and received), at `height` (null: the tip). At the tip the texts the indexer keeps (one row); at a
+ * height PostgreSQL writes them from the change rows, so a principal with a thousand token kinds costs the api one
+ * text per kind of map either way instead of a thousand rows to parse and write again.
  */
-export async function getTokenBalanceMapsJson(
-  db: Knex,
-  principal: string,
-  height: number | null,
-): Promise<{ ft: string; nft: string }> {
-  const [row] = await (height === null
-    ? query<{ ft: string; nft: string }>(db, BALANCE_MAPS_NOW, [principal])
-    : query<{ ft: string; nft: string }>(db, BALANCE_MAPS_AT, [principal, height]));
+export async function getTokenBalanceMapsJson(db: Knex, principal: string, height: number | null): Promise<TokenBalanceMapsJson> {
+  if (height === null) return (await getTokenBalanceMapsNow(db, [principal]))[0]!;
+  const [row] = await query<TokenBalanceMapsJson>(db, BALANCE_MAPS_AT, [principal, height]);
   return row!;
+}
+
+/**
+ * The maps now of the principals asked in one turn of the event loop, by one statement (`KeyedBatchLoader`, as the
+ * STX balance reads: ADR 0028).
+ */
+export class TokenBalanceMapsLoader {
+  private readonly loader: KeyedBatchLoader<TokenBalanceMapsJson>;
+
+  constructor(db: Knex) {
+    this.loader = new KeyedBatchLoader(async (principals) => {
+      const maps = await getTokenBalanceMapsNow(db, principals);
+      return new Map(principals.map((p, i) => [p, maps[i]!]));
+    });
+  }
+
+  /** As `getTokenBalanceMapsJson` at the tip. */
+  async load(principal: string): Promise<TokenBalanceMapsJson> {
+    return (await this.loader.load(principal))!;
+  }
 }
 
 /**

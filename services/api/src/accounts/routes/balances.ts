@@ -3,25 +3,31 @@ import { ReadRoutes } from '../../read-routes';
 import type { Knex } from 'knex';
 import { NotFoundError } from '@bda/common';
 import { parsePrincipal } from '../../params';
-import { getStxBalance } from '../datastore/stx-balance';
-import { getTokenBalanceMapsJson } from '../datastore/token-balances';
+import { StxBalanceLoader } from '../datastore/stx-balance';
+import { getTokenBalanceMapsJson, TokenBalanceMapsLoader } from '../datastore/token-balances';
 import { toAddressStxBalanceResponse } from '../mappers/stx-balance';
 import { parseUntilBlock } from './account-params';
 import { markDeprecated } from '../../deprecated';
 
 /** `/extended/v1/address/{principal}/balances`: STX, every FT and NFT count, at the tip or at `until_block`. */
 export function balancesRoutes(db: Knex): GetRoute[] {
+  // The reads of one turn of the event loop share a statement per kind (ADR 0028).
+  const stxBalances = new StxBalanceLoader(db);
+  const tokenMaps = new TokenBalanceMapsLoader(db);
   const router = new ReadRoutes();
   router.get('/extended/v1/address/:principal/balances', async (req, res) => {
     const principal = parsePrincipal(req.params.principal);
     const until = await parseUntilBlock(db, req.query);
-    const { balance, pending } = await getStxBalance(db, principal, until);
+    // At the tip both reads at once (the kept maps); at `until_block` the token maps at the STX read's height (capped
+    // at the tip).
+    const [{ balance, pending }, tipMaps] = await Promise.all([
+      stxBalances.load(principal, until),
+      until === null ? tokenMaps.load(principal) : null,
+    ]);
     if (!balance) throw new NotFoundError('no current block');
-    // The token reads at the STX read's height: a block arriving in between does not split the answer.
-    const height = until === null ? null : balance.height;
-    const tokens = await getTokenBalanceMapsJson(db, principal, height);
+    const tokens = tipMaps ?? (await getTokenBalanceMapsJson(db, principal, balance.height));
     markDeprecated(res);
-    // The token maps are JSON written by PostgreSQL (`getTokenBalanceMapsJson`).
+    // The token maps are JSON text kept by the indexer or written by PostgreSQL (`getTokenBalanceMapsJson`).
     const stx = JSON.stringify(toAddressStxBalanceResponse(balance, until === null ? pending : null));
     res.type('application/json').send(`{"stx":${stx},"fungible_tokens":${tokens.ft},"non_fungible_tokens":${tokens.nft}}`);
   });
