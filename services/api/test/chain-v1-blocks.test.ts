@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import { MIGRATIONS } from '@bda/db';
 import { testInfra, expectMessage } from '@bda/test-support';
 import { startApi, type ApiHarness } from './support/api-harness';
+import { expectKeptTxTextsAsRendered } from './support/kept-tx-json';
 import { chainOracle, v1TxOrder, type ChainOracle, type OracleBlock } from './chain-fixture-oracle';
 
 const WARNING = '299 - "Deprecated: Endpoint is deprecated"';
@@ -184,6 +185,10 @@ describe('v1 blocks over mainnet-out-of-order-microblock.tsv', () => {
       if (child) expect(res.body.microblocks_streamed).toEqual(accepted(child).map(([h]) => h));
     }
     expect(sawMicroblocks).toBe(true);
+  });
+
+  it('keeps each canonical transaction’s list text as the api renders it by id, and migration 095 fills the same (tx_list_json)', async () => {
+    expect(await expectKeptTxTextsAsRendered(api.db)).toBe(oracle.canonical.reduce((n, b) => n + b.txs.length, 0));
   });
 
   it('keeps each block’s ids and microblock counts as its raw block gives them, and migration 093 fills the same rows', async () => {

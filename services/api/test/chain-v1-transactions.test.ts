@@ -16,6 +16,7 @@ import { principalEventRowsSql } from '@bda/db';
 import { testInfra, expectMessage } from '@bda/test-support';
 import { startApi, type ApiHarness } from './support/api-harness';
 import { loadRecordedEvents } from './support/replayed-database';
+import { expectKeptTxTextsAsRendered } from './support/kept-tx-json';
 import { blockTxOrder, chainOracle, v1TxOrder, type ChainOracle, type OracleBlock } from './chain-fixture-oracle';
 
 const WARNING = '299 - "Deprecated: Endpoint is deprecated"';
@@ -166,6 +167,10 @@ describe.each(['mocknet.tsv', 'mainnet-reorg-scenario1.tsv', 'epoch-3-transition
   });
 
   const ids = (body: { results: Array<{ tx_id: string }> }) => body.results.map((t) => t.tx_id);
+
+  it('keeps each canonical transaction’s list text as the api renders it by id, and migration 095 fills the same (tx_list_json)', async () => {
+    expect(await expectKeptTxTextsAsRendered(api.db)).toBe(txs.length);
+  });
 
   /** Every page of a list, `limit` at a time, with the totals each page gave. */
   async function all(path: string, limit: number): Promise<{ ids: string[]; totals: number[] }> {

@@ -63,6 +63,7 @@ import * as m091 from './091-token-balance-counts';
 import * as m092 from './092-token-balances-by-asset';
 import * as m093 from './093-block-tx-ids';
 import * as m094 from './094-bns-address-names';
+import * as m095 from './095-tx-list-json';
 import * as m099 from './099-token-balance-maps';
 
 export { principalActivityInsertSql } from './070-principal-activity';
@@ -152,6 +153,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['092-token-balances-by-asset', m092],
   ['093-block-tx-ids', m093],
   ['094-bns-address-names', m094],
+  ['095-tx-list-json', m095],
   ['099-token-balance-maps', m099],
 ];
 

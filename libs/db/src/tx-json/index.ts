@@ -1,3 +1,4 @@
 export * from './contract-abi';
 export * from './mined-tx-json';
 export * from './row-values';
+export * from './kept-tx-list-json';

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { advanceChainTip, reorgToTip, refreshChainTip } from './reorg';
 import { decideStreams, setUnconfirmedStreamsCanonical } from './microblock-streams';
 import { addressTxRows, type DeferredReadModels } from './read-models';
-import type { DbAddressTx } from '@bda/db';
+import { keepTxListJson, type DbAddressTx } from '@bda/db';
 import type { NodeBlock, NodeTx } from './node-payloads';
 import { normalizeHex, sanitizeText, toJsonText } from './sanitize';
 import { eventRow } from './event-rows';
@@ -93,6 +93,8 @@ export async function applyNewBlock(
     await writes.add({ sql: ADDRESS_NAMES_AT_HEIGHT_SQL, bindings: [block.block_height] });
   }
   await writes.flush();
+  // The list texts of its transactions (migration 095, ADR 0035), rendered from the rows just written.
+  if (rows.txs.length > 0) await keepTxListJson(trx, [hash]);
   // The naming read models follow the canonical chain (ADR 0022); a reorg recomputes them in `setCanonical`.
   if (extendsTip)
     await applyBnsBlock(trx, { index_block_hash: hash, block_height: block.block_height, txs: rows.txs, events: rows.events });
@@ -116,10 +118,20 @@ export async function applyNewBlock(
     await readModels.flush(trx);
     const delta = await reorgToTip(trx, hash, receivedAt, block.block_height);
     await refreshChainTip(trx, delta);
+    // The child's kept list texts were rendered without this parent's burn time (ADR 0035).
+    await keepTxListJson(trx, await childBlocks(trx, hash));
   }
 
   if (ctx.has_parked_children) await applyParkedChildren(trx, hash, readModels, parking);
   return { outcome: 'applied' };
+}
+
+/** The blocks stored on `parentHash`. */
+async function childBlocks(trx: Knex.Transaction, parentHash: string): Promise<string[]> {
+  const rows = await trx('blocks')
+    .where({ parent_index_block_hash: parentHash })
+    .select<Array<{ index_block_hash: string }>>('index_block_hash');
+  return rows.map((r) => r.index_block_hash);
 }
 
 /** Parked blocks waiting for `parentHash` are applied now, recursively (their own children follow). */

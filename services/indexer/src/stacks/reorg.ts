@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { keepTxListJson } from '@bda/db';
 import type { NodeBlock } from './node-payloads';
 import { addCanonicalBlockReadModels, removeAddressTxs, restoreOrphanedToMempool } from './read-models';
 import { normalizeHex } from './sanitize';
@@ -20,6 +21,8 @@ async function setCanonical(trx: Knex.Transaction, blockHashes: string[], canoni
   await trx('microblocks').whereRaw('index_block_hash = ANY(?::text[])', [blockHashes]).update({ canonical });
   await setUnconfirmedStreamsCanonical(trx, blockHashes, canonical);
   if (canonical) {
+    // Their kept list texts, rendered again now that they and their contracts' deploys are canonical (ADR 0035).
+    await keepTxListJson(trx, blockHashes);
     await addCanonicalBlockReadModels(trx, blockHashes);
     await addCanonicalBnsBlocks(trx, blockHashes);
   } else {
