@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { KeyedBatchLoader } from '../../datastore/keyed-batch-loader';
 import { query, statement } from '../../datastore/read-statement';
 
 /** A key of a cursor-paginated list and the page's rows, with the key the page before starts at. */
@@ -15,11 +16,14 @@ export interface DbFtPosition {
   balance: string;
 }
 
-const FT_HELD = `principal = $1 AND kind = 'ft' AND balance > 0`;
-const FT_ROW = `SELECT asset_identifier, balance FROM token_balances WHERE ${FT_HELD}`;
+/** The positive FT balances of the principal `principal` (a parameter or a column). */
+const ftRow = (principal: string) =>
+  `SELECT asset_identifier, balance FROM token_balances WHERE principal = ${principal} AND kind = 'ft' AND balance > 0`;
+const FT_ROW = ftRow('$1');
 
 /** The number of positive FT balances, kept by migration 091's triggers (`token_balance_counts.held`). */
-const FT_HELD_COUNT = `coalesce((SELECT held FROM token_balance_counts WHERE principal = $1 AND kind = 'ft'), 0)`;
+const ftHeldCount = (principal: string) =>
+  `coalesce((SELECT held FROM token_balance_counts c WHERE c.principal = ${principal} AND c.kind = 'ft'), 0)`;
 
 /**
  * What both FT statements answer from their `page` (up to `$2` + 1 rows from the page's first on, numbered `n` in list
@@ -28,26 +32,33 @@ const FT_HELD_COUNT = `coalesce((SELECT held FROM token_balance_counts WHERE pri
  * digits only), so the api splices one text instead of parsing and writing a row per asset; the page's first row and
  * the row after it.
  */
+const ftPageColumns = (principal: string, limit: string) => `${ftHeldCount(principal)} AS total,
+          coalesce('[' || string_agg('{"asset_identifier":' || to_json(asset_identifier)::text || ',"balance":"' ||
+            balance::text || '"}', ',' ORDER BY n) FILTER (WHERE n <= ${limit}) || ']', '[]') AS results,
+          min(asset_identifier) FILTER (WHERE n = 1) AS current_asset, min(balance::text) FILTER (WHERE n = 1) AS current_balance,
+          min(asset_identifier) FILTER (WHERE n = ${limit} + 1) AS next_asset,
+          min(balance::text) FILTER (WHERE n = ${limit} + 1) AS next_balance`;
 const FT_PAGE_ANSWER = `numbered AS (
      SELECT asset_identifier, balance, row_number() OVER (ORDER BY balance DESC, asset_identifier) AS n FROM page
    )
-   SELECT ${FT_HELD_COUNT} AS total,
-          coalesce('[' || string_agg('{"asset_identifier":' || to_json(asset_identifier)::text || ',"balance":"' ||
-            balance::text || '"}', ',' ORDER BY n) FILTER (WHERE n <= $2) || ']', '[]') AS results,
-          min(asset_identifier) FILTER (WHERE n = 1) AS current_asset, min(balance::text) FILTER (WHERE n = 1) AS current_balance,
-          min(asset_identifier) FILTER (WHERE n = $2 + 1) AS next_asset,
-          min(balance::text) FILTER (WHERE n = $2 + 1) AS next_balance`;
+   SELECT ${ftPageColumns('$1', '$2')}`;
 
 /**
- * `/extended/v3/principals/{principal}/balances/ft`, first page (`$1` principal, `$2` limit): its positive FT balances,
- * largest first (then asset order), one row more than the page, read in that order from the index
- * `token_balances_by_balance`; and their number (one row of `token_balance_counts`). Neither grows with the number of
- * kinds it holds.
+ * `/extended/v3/principals/{principal}/balances/ft`, first pages (`$1` principals, `$2` limits, element by element: one
+ * row per request, `pos` its 1-based place): each principal's positive FT balances, largest first (then asset order),
+ * one row more than the page, read in that order from the index `token_balances_by_balance`; and their number (one row
+ * of `token_balance_counts`). Neither grows with the number of kinds it holds.
  */
 const FT_POSITIONS_FIRST = statement(
-  `WITH page AS (${FT_ROW} ORDER BY balance DESC, asset_identifier LIMIT $2::integer + 1),
-   ${FT_PAGE_ANSWER}, NULL AS before_asset, NULL AS before_balance
-   FROM numbered`,
+  `SELECT k.pos, a.*
+   FROM unnest($1::text[], $2::integer[]) WITH ORDINALITY AS k(principal, lim, pos)
+   CROSS JOIN LATERAL (
+     SELECT ${ftPageColumns('k.principal', 'k.lim')}, NULL AS before_asset, NULL AS before_balance
+     FROM (
+       SELECT asset_identifier, balance, row_number() OVER (ORDER BY balance DESC, asset_identifier) AS n
+       FROM (${ftRow('k.principal')} ORDER BY balance DESC, asset_identifier LIMIT k.lim + 1) page
+     ) numbered
+   ) a`,
 );
 
 /**
@@ -91,28 +102,66 @@ export interface FtPositionsJson {
   before: DbFtPosition | null;
 }
 
+type FtPositionsRow = { total: string; results: string } & Record<
+  `${'current' | 'next' | 'before'}_${'asset' | 'balance'}`,
+  string | null
+>;
+
+function toFtPositionsJson(row: FtPositionsRow): FtPositionsJson {
+  const position = (asset: string | null, balance: string | null): DbFtPosition | null =>
+    asset === null ? null : { asset_identifier: asset, balance: balance! };
+  return {
+    total: Number(row.total),
+    resultsJson: row.results,
+    current: position(row.current_asset, row.current_balance),
+    next: position(row.next_asset, row.next_balance),
+    before: position(row.before_asset, row.before_balance),
+  };
+}
+
+/** The first pages of several principals (and page sizes), in their order, by one statement. */
+async function getFtFirstPages(db: Knex, reads: ReadonlyArray<{ principal: string; limit: number }>): Promise<FtPositionsJson[]> {
+  const rows = await query<FtPositionsRow & { pos: string }>(db, FT_POSITIONS_FIRST, [
+    reads.map((r) => r.principal),
+    reads.map((r) => r.limit),
+  ]);
+  const byPosition = new Map(rows.map((r) => [Number(r.pos), r]));
+  return reads.map((_, i) => toFtPositionsJson(byPosition.get(i + 1)!));
+}
+
 export async function getFtPositionsJson(
   db: Knex,
   principal: string,
   limit: number,
   cursor: { balance: string; asset: string } | null,
 ): Promise<FtPositionsJson> {
-  type Row = { total: string; results: string } & Record<
-    `${'current' | 'next' | 'before'}_${'asset' | 'balance'}`,
-    string | null
-  >;
-  const [row] = await (cursor === null
-    ? query<Row>(db, FT_POSITIONS_FIRST, [principal, limit])
-    : query<Row>(db, FT_POSITIONS_AFTER, [principal, limit, cursor.balance, cursor.asset]));
-  const position = (asset: string | null, balance: string | null): DbFtPosition | null =>
-    asset === null ? null : { asset_identifier: asset, balance: balance! };
-  return {
-    total: Number(row!.total),
-    resultsJson: row!.results,
-    current: position(row!.current_asset, row!.current_balance),
-    next: position(row!.next_asset, row!.next_balance),
-    before: position(row!.before_asset, row!.before_balance),
-  };
+  if (cursor === null) return (await getFtFirstPages(db, [{ principal, limit }]))[0]!;
+  const [row] = await query<FtPositionsRow>(db, FT_POSITIONS_AFTER, [principal, limit, cursor.balance, cursor.asset]);
+  return toFtPositionsJson(row!);
+}
+
+/**
+ * The first pages of `/extended/v3/principals/{principal}/balances/ft` asked in one turn of the event loop, by one
+ * statement (`KeyedBatchLoader`, ADR 0028); a page from a cursor is a statement of its own (`getFtPositionsJson`).
+ */
+export class FtFirstPageLoader {
+  private readonly loader: KeyedBatchLoader<FtPositionsJson>;
+
+  constructor(db: Knex) {
+    this.loader = new KeyedBatchLoader(async (keys) => {
+      const reads = keys.map((key) => {
+        const at = key.indexOf('@');
+        return { limit: Number(key.slice(0, at)), principal: key.slice(at + 1) };
+      });
+      const pages = await getFtFirstPages(db, reads);
+      return new Map(keys.map((key, i) => [key, pages[i]!]));
+    });
+  }
+
+  /** As `getFtPositionsJson` without a cursor. */
+  async load(principal: string, limit: number): Promise<FtPositionsJson> {
+    return (await this.loader.load(`${limit}@${principal}`))!;
+  }
 }
 
 export interface DbNftPosition {
@@ -120,19 +169,23 @@ export interface DbNftPosition {
   value_hex: string;
 }
 
-const NFT_ROW = `SELECT asset_identifier, value_hex FROM nft_holdings WHERE owner = $1`;
-const NFT_HELD_COUNT = `coalesce((SELECT held FROM nft_holding_counts WHERE owner = $1), 0)`;
+const nftRow = (owner: string) => `SELECT asset_identifier, value_hex FROM nft_holdings WHERE owner = ${owner}`;
+const NFT_ROW = nftRow('$1');
+const nftHeldCount = (owner: string) => `coalesce((SELECT held FROM nft_holding_counts c WHERE c.owner = ${owner}), 0)`;
+const NFT_HELD_COUNT = nftHeldCount('$1');
 
 /**
- * `/extended/v3/principals/{principal}/balances/nft`, first page (`$1` principal, `$2` limit): the NFT values it holds
- * now in asset and value order, one row more than the page (one range of `nft_holdings_owner`, migration 092), and their
- * number (one row of `nft_holding_counts`).
+ * `/extended/v3/principals/{principal}/balances/nft`, first pages (`$1` principals, `$2` limits, element by element,
+ * `pos` the request's 1-based place): the NFT values each holds now in asset and value order, one row more than the
+ * page (one range of `nft_holdings_owner`, migration 092), and their number (one row of `nft_holding_counts`); a
+ * request with no value is one row of nulls.
  */
 const NFT_POSITIONS_FIRST = statement(
-  `SELECT ${NFT_HELD_COUNT} AS total, p.asset_identifier, p.value_hex, NULL AS before_asset, NULL AS before_value
-   FROM (SELECT 1) one
-   LEFT JOIN LATERAL (${NFT_ROW} ORDER BY asset_identifier, value_hex LIMIT $2::integer + 1) p ON true
-   ORDER BY p.asset_identifier, p.value_hex`,
+  `SELECT k.pos, ${nftHeldCount('k.principal')} AS total, p.asset_identifier, p.value_hex,
+          NULL AS before_asset, NULL AS before_value
+   FROM unnest($1::text[], $2::integer[]) WITH ORDINALITY AS k(principal, lim, pos)
+   LEFT JOIN LATERAL (${nftRow('k.principal')} ORDER BY asset_identifier, value_hex LIMIT k.lim + 1) p ON true
+   ORDER BY k.pos, p.asset_identifier, p.value_hex`,
 );
 
 /**
@@ -156,22 +209,15 @@ const NFT_POSITIONS_AFTER = statement(
    ORDER BY p.asset_identifier, p.value_hex`,
 );
 
-export async function getNftPositions(
-  db: Knex,
-  principal: string,
-  limit: number,
-  cursor: { asset: string; value: string } | null,
-): Promise<PositionPage<DbNftPosition>> {
-  type Row = {
-    total: string;
-    asset_identifier: string | null;
-    value_hex: string | null;
-    before_asset: string | null;
-    before_value: string | null;
-  };
-  const rows = await (cursor === null
-    ? query<Row>(db, NFT_POSITIONS_FIRST, [principal, limit])
-    : query<Row>(db, NFT_POSITIONS_AFTER, [principal, limit, cursor.asset, cursor.value]));
+type NftPositionsRow = {
+  total: string;
+  asset_identifier: string | null;
+  value_hex: string | null;
+  before_asset: string | null;
+  before_value: string | null;
+};
+
+function toNftPositions(rows: NftPositionsRow[]): PositionPage<DbNftPosition> {
   const first = rows[0]!;
   return {
     total: Number(first.total),
@@ -180,4 +226,57 @@ export async function getNftPositions(
       .map((r) => ({ asset_identifier: r.asset_identifier!, value_hex: r.value_hex! })),
     before: first.before_asset === null ? null : { asset_identifier: first.before_asset, value_hex: first.before_value! },
   };
+}
+
+/** The first pages of several principals (and page sizes), in their order, by one statement. */
+async function getNftFirstPages(
+  db: Knex,
+  reads: ReadonlyArray<{ principal: string; limit: number }>,
+): Promise<Array<PositionPage<DbNftPosition>>> {
+  const rows = await query<NftPositionsRow & { pos: string }>(db, NFT_POSITIONS_FIRST, [
+    reads.map((r) => r.principal),
+    reads.map((r) => r.limit),
+  ]);
+  const byPosition = new Map<number, NftPositionsRow[]>();
+  for (const r of rows) {
+    const pos = Number(r.pos);
+    const list = byPosition.get(pos);
+    if (list) list.push(r);
+    else byPosition.set(pos, [r]);
+  }
+  return reads.map((_, i) => toNftPositions(byPosition.get(i + 1)!));
+}
+
+export async function getNftPositions(
+  db: Knex,
+  principal: string,
+  limit: number,
+  cursor: { asset: string; value: string } | null,
+): Promise<PositionPage<DbNftPosition>> {
+  if (cursor === null) return (await getNftFirstPages(db, [{ principal, limit }]))[0]!;
+  return toNftPositions(await query<NftPositionsRow>(db, NFT_POSITIONS_AFTER, [principal, limit, cursor.asset, cursor.value]));
+}
+
+/**
+ * The first pages of `/extended/v3/principals/{principal}/balances/nft` asked in one turn of the event loop, by one
+ * statement (`KeyedBatchLoader`, ADR 0028); a page from a cursor is a statement of its own (`getNftPositions`).
+ */
+export class NftFirstPageLoader {
+  private readonly loader: KeyedBatchLoader<PositionPage<DbNftPosition>>;
+
+  constructor(db: Knex) {
+    this.loader = new KeyedBatchLoader(async (keys) => {
+      const reads = keys.map((key) => {
+        const at = key.indexOf('@');
+        return { limit: Number(key.slice(0, at)), principal: key.slice(at + 1) };
+      });
+      const pages = await getNftFirstPages(db, reads);
+      return new Map(keys.map((key, i) => [key, pages[i]!]));
+    });
+  }
+
+  /** As `getNftPositions` without a cursor. */
+  async load(principal: string, limit: number): Promise<PositionPage<DbNftPosition>> {
+    return (await this.loader.load(`${limit}@${principal}`))!;
+  }
 }

@@ -86,21 +86,51 @@ export class TokenBalanceMapsLoader {
 }
 
 /**
- * `$1` principal, `$2` kind, `$3` limit, `$4` offset: how many current balances it has (migration 091's kept
- * `token_balance_counts.kinds`, not a count of its rows) and a page of them in asset order as the JSON text of the v2
- * answer's `results` (`[{"token":…,"balance":"…"},…]`, `JSON.stringify`'s bytes: the asset by `to_json`, the balance
- * digits only). The page and the offset it skips are index entries of `token_balances_by_asset` (migration 092), read
- * index-only.
+ * `$1` principals, `$2` kinds, `$3` limits, `$4` offsets, element by element (one row per request, `pos` its 1-based
+ * place): how many current balances it has (migration 091's kept `token_balance_counts.kinds`, not a count of its
+ * rows) and a page of them in asset order as the JSON text of the v2 answer's `results` (`[{"token":…,"balance":"…"},…]`,
+ * `JSON.stringify`'s bytes: the asset by `to_json`, the balance digits only). The page and the offset it skips are
+ * index entries of `token_balances_by_asset` (migration 092), read index-only.
  */
-const BALANCES_PAGE = statement(
-  `SELECT coalesce((SELECT kinds FROM token_balance_counts WHERE principal = $1 AND kind = $2), 0) AS total,
+const BALANCES_PAGES = statement(
+  `SELECT k.pos,
+          coalesce((SELECT kinds FROM token_balance_counts c WHERE c.principal = k.principal AND c.kind = k.kind), 0) AS total,
           (SELECT coalesce('[' || string_agg('{"token":' || to_json(p.asset_identifier)::text || ',"balance":"' ||
                                              p.balance::text || '"}', ',' ORDER BY p.asset_identifier) || ']', '[]')
            FROM (
-             SELECT asset_identifier, balance FROM token_balances WHERE principal = $1 AND kind = $2
-             ORDER BY asset_identifier LIMIT $3 OFFSET $4
-           ) p) AS results`,
+             SELECT b.asset_identifier, b.balance FROM token_balances b WHERE b.principal = k.principal AND b.kind = k.kind
+             ORDER BY b.asset_identifier LIMIT k.lim OFFSET k.off
+           ) p) AS results
+   FROM unnest($1::text[], $2::text[], $3::integer[], $4::integer[]) WITH ORDINALITY AS k(principal, kind, lim, off, pos)`,
 );
+
+/** A page of a principal's current balances of one kind, as the v2 answer's `total` and `results` JSON text. */
+export interface TokenBalancePageJson {
+  total: number;
+  resultsJson: string;
+}
+
+interface TokenBalancePageRead {
+  principal: string;
+  kind: 'ft' | 'nft';
+  limit: number;
+  offset: number;
+}
+
+/** Several pages, in their order, by one statement. */
+async function getTokenBalancePages(db: Knex, reads: readonly TokenBalancePageRead[]): Promise<TokenBalancePageJson[]> {
+  const rows = await query<{ pos: string; total: number; results: string }>(db, BALANCES_PAGES, [
+    reads.map((r) => r.principal),
+    reads.map((r) => r.kind),
+    reads.map((r) => r.limit),
+    reads.map((r) => r.offset),
+  ]);
+  const byPosition = new Map(rows.map((r) => [Number(r.pos), r]));
+  return reads.map((_, i) => {
+    const row = byPosition.get(i + 1)!;
+    return { total: row.total, resultsJson: row.results };
+  });
+}
 
 /** A page of a principal's current balances of one kind, in asset order, as the v2 answer's `results` JSON text. */
 export async function getTokenBalancePageJson(
@@ -108,9 +138,27 @@ export async function getTokenBalancePageJson(
   principal: string,
   kind: 'ft' | 'nft',
   page: { limit: number; offset: number },
-): Promise<{ total: number; resultsJson: string }> {
-  const [row] = await query<{ total: number; results: string }>(db, BALANCES_PAGE, [principal, kind, page.limit, page.offset]);
-  return { total: row!.total, resultsJson: row!.results };
+): Promise<TokenBalancePageJson> {
+  return (await getTokenBalancePages(db, [{ principal, kind, ...page }]))[0]!;
+}
+
+/** The pages asked in one turn of the event loop, by one statement (`KeyedBatchLoader`, ADR 0028). */
+export class TokenBalancePageLoader {
+  private readonly loader: KeyedBatchLoader<TokenBalancePageJson>;
+
+  constructor(db: Knex) {
+    this.loader = new KeyedBatchLoader(async (keys) => {
+      const reads = keys.map((key) => JSON.parse(key) as TokenBalancePageRead);
+      const pages = await getTokenBalancePages(db, reads);
+      return new Map(keys.map((key, i) => [key, pages[i]!]));
+    });
+  }
+
+  /** As `getTokenBalancePageJson`. */
+  async load(principal: string, kind: 'ft' | 'nft', page: { limit: number; offset: number }): Promise<TokenBalancePageJson> {
+    const key: TokenBalancePageRead = { principal, kind, limit: page.limit, offset: page.offset };
+    return (await this.loader.load(JSON.stringify(key)))!;
+  }
 }
 
 const ONE_BALANCE = statement(

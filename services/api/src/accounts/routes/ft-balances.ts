@@ -3,7 +3,7 @@ import { ReadRoutes } from '../../read-routes';
 import type { Knex } from 'knex';
 import { InputError } from '@bda/common';
 import { echo, parsePage, parsePrincipal } from '../../params';
-import { getFtBalance, getTokenBalancePageJson } from '../datastore/token-balances';
+import { getFtBalance, TokenBalancePageLoader } from '../datastore/token-balances';
 import { markDeprecated } from '../../deprecated';
 
 /** Page sizes of FT balance lists, as the reference API's (`limit` 1–200, 100 when absent). */
@@ -14,14 +14,16 @@ const ASSET_IDENTIFIER = /^[A-Z0-9]{28,41}\.[a-zA-Z]([a-zA-Z0-9]|[-_]){0,127}::[
 
 /** `/extended/v2/addresses/{principal}/balances/ft` (a page, asset order) and `/balances/ft/{token}`. */
 export function ftBalanceRoutes(db: Knex): GetRoute[] {
+  // The pages of one turn of the event loop share a statement (ADR 0028).
+  const pages = new TokenBalancePageLoader(db);
   const router = new ReadRoutes();
 
   router.get('/extended/v2/addresses/:principal/balances/ft', async (req, res) => {
     const principal = parsePrincipal(req.params.principal);
     const { limit, offset } = parsePage(req.query, FT_BALANCE_LIMITS);
-    const page = await getTokenBalancePageJson(db, principal, 'ft', { limit, offset });
+    const page = await pages.load(principal, 'ft', { limit, offset });
     markDeprecated(res);
-    // `results` is JSON written by PostgreSQL (`getTokenBalancePageJson`).
+    // `results` is JSON written by PostgreSQL (`TokenBalancePageLoader`).
     res
       .type('application/json')
       .send(`{"limit":${limit},"offset":${offset},"total":${page.total},"results":${page.resultsJson}}`);

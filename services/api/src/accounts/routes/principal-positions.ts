@@ -4,7 +4,13 @@ import type { Knex } from 'knex';
 import { InputError } from '@bda/common';
 import { clarityValueView } from '../../codec';
 import { echo, parsePrincipal, queryInt, queryString } from '../../params';
-import { getNftPositions, getFtPositionsJson, type DbFtPosition } from '../datastore/principal-positions';
+import {
+  FtFirstPageLoader,
+  getFtPositionsJson,
+  getNftPositions,
+  NftFirstPageLoader,
+  type DbFtPosition,
+} from '../datastore/principal-positions';
 import { getFtBalance } from '../datastore/token-balances';
 
 /** Page sizes of the v3 position lists, as the reference API's (`limit` 1–200, 100 when absent). */
@@ -45,15 +51,19 @@ function cursors<T>(rows: T[], before: T | null, limit: number, encode: (r: T) =
  * (`/nonces`: `accountLookupRoutes`.)
  */
 export function principalPositionsRoutes(db: Knex): GetRoute[] {
+  // The first pages of one turn of the event loop share a statement per list (ADR 0028).
+  const ftFirstPages = new FtFirstPageLoader(db);
+  const nftFirstPages = new NftFirstPageLoader(db);
   const router = new ReadRoutes();
 
   router.get('/extended/v3/principals/:principal/balances/ft', async (req, res) => {
     const principal = parsePrincipal(req.params.principal);
     const limit = queryInt(req.query, 'limit', POSITION_LIMIT);
     const cursor = cursorOf(req.query, FT_CURSOR, '<balance>:<asset identifier>', (m) => ({ balance: m[1]!, asset: m[2]! }));
-    const page = await getFtPositionsJson(db, principal, limit, cursor);
+    const page =
+      cursor === null ? await ftFirstPages.load(principal, limit) : await getFtPositionsJson(db, principal, limit, cursor);
     const key = (r: DbFtPosition | null) => JSON.stringify(r === null ? null : `${r.balance}:${r.asset_identifier}`);
-    // `results` is JSON written by PostgreSQL (`getFtPositionsJson`); the rest as `res.json` would write it.
+    // `results` is JSON written by PostgreSQL (`FtFirstPageLoader`, `getFtPositionsJson`); the rest as `res.json` would write it.
     res
       .type('application/json')
       .send(
@@ -80,7 +90,8 @@ export function principalPositionsRoutes(db: Knex): GetRoute[] {
       value: m[1]!.toLowerCase(),
       asset: m[2]!,
     }));
-    const page = await getNftPositions(db, principal, limit, cursor);
+    const page =
+      cursor === null ? await nftFirstPages.load(principal, limit) : await getNftPositions(db, principal, limit, cursor);
     const { results, cursor: c } = cursors(page.rows, page.before, limit, (r) => `${r.value_hex}:${r.asset_identifier}`);
     res.json({
       total: page.total,
