@@ -228,6 +228,96 @@ describe('GET /extended/v2/blocks', () => {
     const b20 = canonical[19]!;
     expect(byHeight.get(20)).toMatchObject({ block_time: Number(b20.burn_block_time), tenure_height: 20 });
   });
+
+  /** The reference's `NakamotoBlock` of a seeded block, in its key order, as JavaScript writes its numbers. */
+  const expectedBlock = (b: DbBlock) => {
+    const own = Number(b.block_time ?? 0);
+    const time = own > 0 ? own : Number(b.burn_block_time);
+    const iso = (t: number) => (t > 0 ? new Date(t * 1000).toISOString() : '');
+    return {
+      canonical: b.canonical,
+      height: b.block_height,
+      hash: b.block_hash,
+      block_time: time,
+      block_time_iso: iso(time),
+      tenure_height: b.tenure_height ?? (b.signer_bitvec ? -1 : b.block_height),
+      index_block_hash: b.index_block_hash,
+      parent_block_hash: b.parent_block_hash,
+      parent_index_block_hash: b.parent_index_block_hash,
+      burn_block_time: Number(b.burn_block_time),
+      burn_block_time_iso: iso(Number(b.burn_block_time)),
+      burn_block_hash: b.burn_block_hash,
+      burn_block_height: b.burn_block_height,
+      miner_txid: b.miner_txid ?? '',
+      tx_count: b.tx_count,
+      execution_cost_read_count: Number(b.execution_cost_read_count),
+      execution_cost_read_length: Number(b.execution_cost_read_length),
+      execution_cost_runtime: Number(b.execution_cost_runtime),
+      execution_cost_write_count: Number(b.execution_cost_write_count),
+      execution_cost_write_length: Number(b.execution_cost_write_length),
+    };
+  };
+
+  it('writes each page byte for byte as JSON.stringify of the reference shape, the kept texts spliced in', async () => {
+    const hashAt = (h: number) => canonical[h - 1]!.index_block_hash;
+    for (const [query, top, n, next, prev] of [
+      ['limit=30', 45, 30, null, 15],
+      ['limit=20&offset=20', 25, 20, 45, 5],
+      ['limit=10&offset=40', 5, 5, 15, null],
+    ] as const) {
+      const res = await api.get(`/extended/v2/blocks?${query}`);
+      const [limit, offset] = [Number(/limit=(\d+)/.exec(query)![1]), Number(/offset=(\d+)/.exec(query)?.[1] ?? 0)];
+      const want = {
+        limit,
+        offset,
+        total: 45,
+        next_cursor: next === null ? null : hashAt(next),
+        prev_cursor: prev === null ? null : hashAt(prev),
+        cursor: hashAt(top),
+        results: canonical
+          .slice(top - n, top)
+          .reverse()
+          .map(expectedBlock),
+      };
+      expectMessage(query, () => expect(res.text).toBe(JSON.stringify(want)));
+    }
+  });
+
+  it('answers a page holding a block the kept text cannot write (a cost beyond 2^53, the year 10000) from its columns', async () => {
+    // JavaScript's numbers and Date write these otherwise than PostgreSQL: migration 097 keeps no text for them.
+    const b = canonical[44]!;
+    await api.db('blocks').where({ index_block_hash: b.index_block_hash }).update({
+      execution_cost_runtime: '9007199254740993',
+      block_time: '253402300800',
+    });
+    try {
+      const kept = await api.db('blocks').where({ index_block_hash: b.index_block_hash }).first('v2_json');
+      expect(kept).toEqual({ v2_json: null });
+      const res = await api.get('/extended/v2/blocks?limit=2');
+      const top = {
+        ...expectedBlock(b),
+        block_time: 253_402_300_800,
+        block_time_iso: '+010000-01-01T00:00:00.000Z',
+        execution_cost_runtime: 9007199254740992,
+      };
+      expect(res.text).toBe(
+        JSON.stringify({
+          limit: 2,
+          offset: 0,
+          total: 45,
+          next_cursor: null,
+          prev_cursor: canonical[42]!.index_block_hash,
+          cursor: b.index_block_hash,
+          results: [top, expectedBlock(canonical[43]!)],
+        }),
+      );
+    } finally {
+      await api.db('blocks').where({ index_block_hash: b.index_block_hash }).update({
+        execution_cost_runtime: b.execution_cost_runtime,
+        block_time: b.block_time,
+      });
+    }
+  });
 });
 
 describe('GET /extended/v2/blocks/{height_or_hash}', () => {

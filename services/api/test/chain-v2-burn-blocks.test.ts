@@ -12,6 +12,8 @@ import { startApi, type ApiHarness } from './support/api-harness';
 import { insertBlocks, setChainTip } from './support/seed';
 import { deserializeTransaction } from '@stacks/transactions';
 import { blockTxOrder, chainOracle, type ChainOracle, type OracleBlock } from './chain-fixture-oracle';
+import { toBlockResponse } from '../src/chain/mappers/block';
+import type { DbBlockRow } from '../src/chain/datastore/blocks';
 
 /** A block's time as the reference's v2 views use it: its own, else (before Nakamoto) its burn block's. */
 /** At most `n` items spread evenly over `items`, the first and the last among them: keeps the per-item loops short. */
@@ -59,8 +61,91 @@ describe.each(['mocknet.tsv', 'mainnet-reorg-scenario1.tsv', 'epoch-3-transition
       const res = await api.get(`/extended/v2/burn-blocks?limit=7&offset=${offset}`);
       expect(res.body.total).toBe(newest.length);
       seen.push(...res.body.results);
+      // Byte for byte, key order included, what JSON.stringify writes of the reference's shape.
+      const want = { limit: 7, offset, total: newest.length, results: newest.slice(offset, offset + 7).map(expected) };
+      expectMessage(`offset ${offset}`, () => expect(res.text).toBe(JSON.stringify(want)));
     }
     expect(seen).toEqual(newest.map(expected));
+  });
+
+  it('answers a burn block whose time the kept text cannot write from its blocks, as JavaScript writes it', async () => {
+    // From the year 10000 on, toISOString writes a six-digit year: migration 098's head is null there.
+    const burn = oracle.burnBlocks[oracle.burnBlocks.length - 1]!;
+    const far = 253_402_300_800;
+    await api.db.raw('UPDATE chain_burn_blocks SET burn_block_time = ? WHERE burn_block_height = ?', [
+      far,
+      burn.burn_block_height,
+    ]);
+    try {
+      const head = await api.db.raw('SELECT json_head FROM chain_burn_blocks WHERE burn_block_height = ?', [
+        burn.burn_block_height,
+      ]);
+      expect(head.rows).toEqual([{ json_head: null }]);
+      const res = await api.get('/extended/v2/burn-blocks?limit=2');
+      const newest = [...oracle.burnBlocks].reverse().slice(0, 2).map(expected);
+      newest[0] = { ...newest[0]!, burn_block_time: far, burn_block_time_iso: '+010000-01-01T00:00:00.000Z' };
+      expect(res.text).toBe(JSON.stringify({ limit: 2, offset: 0, total: oracle.burnBlocks.length, results: newest }));
+    } finally {
+      await api.db.raw('UPDATE chain_burn_blocks SET burn_block_time = ? WHERE burn_block_height = ?', [
+        burn.burn_block_time,
+        burn.burn_block_height,
+      ]);
+    }
+  });
+
+  it('lists the canonical Stacks blocks newest first, each block kept as the text its columns render to', async () => {
+    const newest = [...oracle.canonical].reverse();
+    const seen: Array<Record<string, unknown>> = [];
+    for (let offset = 0; offset < newest.length; offset += 30) {
+      const res = await api.get(`/extended/v2/blocks?limit=30&offset=${offset}`);
+      expect(res.body.total).toBe(newest.length);
+      expect(res.text).toBe(JSON.stringify(res.body));
+      seen.push(...res.body.results);
+    }
+    expect(seen.map((b) => b.index_block_hash)).toEqual(newest.map((b) => b.index_block_hash));
+    expect(seen).toEqual(
+      newest.map((b) =>
+        expect.objectContaining({
+          canonical: true,
+          height: b.block_height,
+          hash: b.block_hash,
+          block_time: timeOf(b),
+          burn_block_time: b.burn_block_time,
+          // A block's times are '' for 0 (the reference's unixTimeToISOString), unlike a burn block's.
+          burn_block_time_iso: b.burn_block_time > 0 ? new Date(b.burn_block_time * 1000).toISOString() : '',
+          burn_block_hash: b.burn_block_hash,
+          burn_block_height: b.burn_block_height,
+          parent_index_block_hash: b.parent_index_block_hash,
+          tx_count: b.txs.length,
+        }),
+      ),
+    );
+    // Every block, orphaned ones too, and again with each flag flipped (rolled back): the generated text follows.
+    const rendered = (rows: DbBlockRow[]) => rows.map((r) => [r.index_block_hash, JSON.stringify(toBlockResponse(r))]);
+    const kept = (rows: Array<DbBlockRow & { v2_json: string | null }>) => rows.map((r) => [r.index_block_hash, r.v2_json]);
+    const all = (await api.db.raw('SELECT * FROM blocks ORDER BY index_block_hash')).rows;
+    expect(all.length).toBe(oracle.blocks.length);
+    expect(kept(all)).toEqual(rendered(all));
+    await api.db
+      .transaction(async (trx) => {
+        // As a reorg's flips: every block off the chain, then the canonical ones back on it.
+        const off = (await trx.raw('UPDATE blocks SET canonical = false RETURNING *')).rows;
+        expect(off.length).toBe(all.length);
+        expect(kept(off)).toEqual(rendered(off));
+        expect(off.every((r: { v2_json: string }) => r.v2_json.startsWith('{"canonical":false,'))).toBe(true);
+        const on = (
+          await trx.raw('UPDATE blocks SET canonical = true WHERE index_block_hash = ANY(?) RETURNING *', [
+            oracle.canonical.map((b) => b.index_block_hash),
+          ])
+        ).rows;
+        expect(on.length).toBe(oracle.canonical.length);
+        expect(kept(on)).toEqual(rendered(on));
+        expect(on.every((r: { v2_json: string }) => r.v2_json.startsWith('{"canonical":true,'))).toBe(true);
+        throw new Error('rollback');
+      })
+      .catch((err: Error) => {
+        if (err.message !== 'rollback') throw err;
+      });
   });
 
   it('answers one burn block by height, hash (with or without 0x) and latest, and its Stacks blocks', async () => {
@@ -206,14 +291,28 @@ describe.each(['mocknet.tsv', 'mainnet-reorg-scenario1.tsv', 'epoch-3-transition
       `SELECT burn_block_height, (array_agg(burn_block_hash ORDER BY block_height DESC))[1] AS burn_block_hash,
               (array_agg(burn_block_time ORDER BY block_height DESC))[1]::text AS burn_block_time, min(block_height) AS first_block_height,
               max(block_height) AS last_block_height, sum(tx_count)::text AS tx_count,
-              (row_number() OVER (ORDER BY burn_block_height))::int AS ordinal
+              (row_number() OVER (ORDER BY burn_block_height))::int AS ordinal,
+              (array_agg(coalesce(nullif(block_time, 0), burn_block_time) ORDER BY block_height))[1]::text AS first_time,
+              (array_agg(coalesce(nullif(block_time, 0), burn_block_time) ORDER BY block_height DESC))[1]::text AS last_time,
+              count(*)::int AS block_count
        FROM blocks WHERE canonical GROUP BY burn_block_height ORDER BY burn_block_height`,
     );
     const kept = await api.db.raw(
       `SELECT burn_block_height, burn_block_hash, burn_block_time::text, first_block_height, last_block_height,
-              tx_count::text, ordinal FROM chain_burn_blocks ORDER BY burn_block_height`,
+              tx_count::text, ordinal, first_time::text, last_time::text, block_count, stacks_blocks
+       FROM chain_burn_blocks ORDER BY burn_block_height`,
     );
-    expect(kept.rows).toEqual(burn.rows);
+    // Migration 098's stacks_blocks: the hashes of the oracle's canonical blocks of that burn block, highest first.
+    expect(kept.rows).toEqual(
+      burn.rows.map((r: { burn_block_height: number }) => ({
+        ...r,
+        stacks_blocks: JSON.stringify(
+          [...oracle.burnBlocks.find((b) => b.burn_block_height === r.burn_block_height)!.blocks]
+            .reverse()
+            .map((b) => b.block_hash),
+        ),
+      })),
+    );
     expect(kept.rows.map((r: { burn_block_height: number }) => r.burn_block_height)).toEqual(
       oracle.burnBlocks.map((b) => b.burn_block_height),
     );

@@ -64,6 +64,8 @@ import * as m092 from './092-token-balances-by-asset';
 import * as m093 from './093-block-tx-ids';
 import * as m094 from './094-bns-address-names';
 import * as m095 from './095-tx-list-json';
+import * as m097 from './097-block-json';
+import * as m098 from './098-burn-block-json';
 import * as m099 from './099-token-balance-maps';
 
 export { principalActivityInsertSql } from './070-principal-activity';
@@ -154,6 +156,8 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['093-block-tx-ids', m093],
   ['094-bns-address-names', m094],
   ['095-tx-list-json', m095],
+  ['097-block-json', m097],
+  ['098-burn-block-json', m098],
   ['099-token-balance-maps', m099],
 ];
 

@@ -8,7 +8,8 @@ import { refreshTxPositions } from './tx-positions';
  * it or just left it (their `canonical` flags already set), in the same transaction as the flip.
  * - `chain_tx_counts` moves by the blocks' transactions per type (added or taken away);
  * - `chain_burn_blocks` rows of the burn heights those blocks are in are computed again from the canonical blocks at
- *   those heights (a burn block holds a handful of Stacks blocks, one before Nakamoto), and the dense ordinals are
+ *   those heights (a burn block holds a handful of Stacks blocks, one before Nakamoto), their hashes and times
+ *   (migration 098) with the rest, and the dense ordinals are
  *   renumbered from the lowest height touched: the top row or two when the chain grows or a reorg replaces its top;
  *   more only when a block joins below canonical blocks that came first;
  * - `chain_tx_positions` from the lowest height of those blocks up (`refreshTxPositions`);
@@ -41,7 +42,10 @@ const BURN_BLOCKS_SQL = `WITH affected AS (
       SELECT (array_agg(b.burn_block_hash ORDER BY b.block_height DESC))[1] AS burn_block_hash,
              (array_agg(b.burn_block_time ORDER BY b.block_height DESC))[1] AS burn_block_time,
              min(b.block_height) AS first_block_height, max(b.block_height) AS last_block_height,
-             coalesce(sum(b.tx_count), 0) AS tx_count, count(*) AS n
+             coalesce(sum(b.tx_count), 0) AS tx_count, count(*) AS n,
+             '[' || string_agg(to_json(b.block_hash)::text, ',' ORDER BY b.block_height DESC) || ']' AS stacks_blocks,
+             (array_agg(coalesce(nullif(b.block_time, 0), b.burn_block_time) ORDER BY b.block_height))[1] AS first_time,
+             (array_agg(coalesce(nullif(b.block_time, 0), b.burn_block_time) ORDER BY b.block_height DESC))[1] AS last_time
       FROM blocks b WHERE b.canonical AND b.burn_block_height = a.h
     ) s
   ),
@@ -50,12 +54,15 @@ const BURN_BLOCKS_SQL = `WITH affected AS (
   ),
   upserted AS (
     INSERT INTO chain_burn_blocks (burn_block_height, burn_block_hash, burn_block_time, first_block_height,
-                                   last_block_height, tx_count, ordinal)
-    SELECT f.h, f.burn_block_hash, f.burn_block_time, f.first_block_height, f.last_block_height, f.tx_count, 0
+                                   last_block_height, tx_count, ordinal, stacks_blocks, block_count, first_time, last_time)
+    SELECT f.h, f.burn_block_hash, f.burn_block_time, f.first_block_height, f.last_block_height, f.tx_count, 0,
+           f.stacks_blocks, f.n, f.first_time, f.last_time
     FROM fresh f WHERE f.n > 0
     ON CONFLICT (burn_block_height) DO UPDATE SET burn_block_hash = excluded.burn_block_hash,
       burn_block_time = excluded.burn_block_time, first_block_height = excluded.first_block_height,
-      last_block_height = excluded.last_block_height, tx_count = excluded.tx_count
+      last_block_height = excluded.last_block_height, tx_count = excluded.tx_count,
+      stacks_blocks = excluded.stacks_blocks, block_count = excluded.block_count, first_time = excluded.first_time,
+      last_time = excluded.last_time
     RETURNING 1
   )
   SELECT (SELECT min(h) FROM affected) AS low, (SELECT count(*) FROM deleted) AS deleted,

@@ -90,11 +90,10 @@ export async function getTipAndBlockByHash(
  * $1 limit, $2 offset, $3 cursor (an index block hash) or null. Heights are computed in int8: an offset near the
  * int4 limit must not overflow.
  */
-const BLOCK_PAGE = statement(
-  `SELECT ${TIP_SELECT}, c.block_height AS cursor_height, r.high, r.lowest,
-          newer.index_block_hash AS newer_index_block_hash, older.index_block_hash AS older_index_block_hash,
-          ${blockSelect('b')}
-   FROM ${FROM_TIP}
+const PAGE_HEAD = `${TIP_SELECT}, c.block_height AS cursor_height, r.high, r.lowest,
+          newer.index_block_hash AS newer_index_block_hash, older.index_block_hash AS older_index_block_hash`;
+
+const PAGE_FROM = `${FROM_TIP}
    LEFT JOIN blocks c ON c.index_block_hash = $3 AND c.canonical
    CROSS JOIN LATERAL (
      SELECT CASE WHEN $3::text IS NULL THEN tip.block_height ELSE c.block_height END - $2::int8 AS high,
@@ -103,11 +102,35 @@ const BLOCK_PAGE = statement(
    LEFT JOIN blocks newer
      ON newer.canonical AND newer.block_height = r.high + $1::int8 AND r.high + $1::int8 BETWEEN r.lowest AND tip.block_height
    LEFT JOIN blocks older
-     ON older.canonical AND older.block_height = r.high - $1::int8 AND r.high - $1::int8 BETWEEN r.lowest AND tip.block_height
-   LEFT JOIN blocks b
-     ON b.canonical AND b.block_height BETWEEN greatest(r.high - $1::int8 + 1, r.lowest) AND r.high
-       AND r.high BETWEEN r.lowest AND tip.block_height
+     ON older.canonical AND older.block_height = r.high - $1::int8 AND r.high - $1::int8 BETWEEN r.lowest AND tip.block_height`;
+
+/** The page's canonical blocks (`b`): the height range from `high` down `limit` blocks, on the chain only. */
+const PAGE_RANGE = `b.canonical AND b.block_height BETWEEN greatest(r.high - $1::int8 + 1, r.lowest) AND r.high
+       AND r.high BETWEEN r.lowest AND tip.block_height`;
+
+const BLOCK_PAGE = statement(
+  `SELECT ${PAGE_HEAD}, ${blockSelect('b')}
+   FROM ${PAGE_FROM}
+   LEFT JOIN blocks b ON ${PAGE_RANGE}
    ORDER BY b.block_height DESC`,
+);
+
+/**
+ * `BLOCK_PAGE` as one row: the page's blocks as their kept `NakamotoBlock` texts (`blocks.v2_json`, migration 097)
+ * joined by commas, newest first (the answer's `results` but for the brackets), how many blocks there are and how
+ * many have a text, and the first one's index block hash and height. The api parses one row of 12 columns instead of
+ * a row of 34 a block.
+ */
+const BLOCK_PAGE_JSON = statement(
+  `SELECT ${PAGE_HEAD}, p.results, p.block_count, p.json_count, p.first_hash, p.first_height
+   FROM ${PAGE_FROM}
+   LEFT JOIN LATERAL (
+     SELECT string_agg(b.v2_json, ',' ORDER BY b.block_height DESC) AS results, count(*)::int AS block_count,
+            count(b.v2_json)::int AS json_count,
+            (array_agg(b.index_block_hash ORDER BY b.block_height DESC))[1] AS first_hash,
+            max(b.block_height) AS first_height
+     FROM blocks b WHERE ${PAGE_RANGE}
+   ) p ON true`,
 );
 
 export interface BlockPage {
@@ -124,28 +147,70 @@ export interface BlockPage {
   older: string | null;
 }
 
-type BlockPageRow = TipColumns & {
+type BlockPageHead = TipColumns & {
   cursor_height: number | null;
   high: string | null;
   lowest: string | null;
   newer_index_block_hash: string | null;
   older_index_block_hash: string | null;
-  index_block_hash: string | null;
 };
 
-export async function getCanonicalBlockPage(
-  db: Knex,
-  page: { limit: number; offset: number; cursor?: string },
-): Promise<BlockPage> {
-  const rows = await query<BlockPageRow>(db, BLOCK_PAGE, [page.limit, page.offset, page.cursor ?? null]);
-  const first = rows[0]!;
+/** `BlockPage` with the blocks as the kept JSON texts of the answer's `results`. */
+export interface BlockJsonPage extends Omit<BlockPage, 'rows'> {
+  /** The blocks' `NakamotoBlock` texts joined by commas, newest first; '' for none. */
+  results: string;
+  /** How many blocks the page has, and the first's index block hash and height (null for none). */
+  blockCount: number;
+  first: { index_block_hash: string; block_height: number } | null;
+  /**
+   * False when a block of the page has no kept text (a value JavaScript would write otherwise, migration 097): the
+   * page must then be answered from `getCanonicalBlockPage`.
+   */
+  complete: boolean;
+}
+
+function headOf(first: BlockPageHead): Omit<BlockPage, 'rows'> {
   return {
     tip: tipOf(first),
     cursorHeight: first.cursor_height,
     high: first.high === null ? null : Number(first.high),
     lowest: first.lowest === null ? null : Number(first.lowest),
-    rows: blockRowsOf(rows),
     newer: first.newer_index_block_hash,
     older: first.older_index_block_hash,
   };
+}
+
+/** A page of kept block texts (`BLOCK_PAGE_JSON`), one row. */
+export async function getCanonicalBlockJsonPage(
+  db: Knex,
+  page: { limit: number; offset: number; cursor?: string },
+): Promise<BlockJsonPage> {
+  type Row = BlockPageHead & {
+    results: string | null;
+    block_count: number | null;
+    json_count: number | null;
+    first_hash: string | null;
+    first_height: number | null;
+  };
+  const [row] = await query<Row>(db, BLOCK_PAGE_JSON, [page.limit, page.offset, page.cursor ?? null]);
+  const blockCount = row!.block_count ?? 0;
+  return {
+    ...headOf(row!),
+    results: row!.results ?? '',
+    blockCount,
+    first: row!.first_hash === null ? null : { index_block_hash: row!.first_hash, block_height: row!.first_height! },
+    complete: (row!.json_count ?? 0) === blockCount,
+  };
+}
+
+export async function getCanonicalBlockPage(
+  db: Knex,
+  page: { limit: number; offset: number; cursor?: string },
+): Promise<BlockPage> {
+  const rows = await query<BlockPageHead & { index_block_hash: string | null }>(db, BLOCK_PAGE, [
+    page.limit,
+    page.offset,
+    page.cursor ?? null,
+  ]);
+  return { ...headOf(rows[0]!), rows: blockRowsOf(rows) };
 }

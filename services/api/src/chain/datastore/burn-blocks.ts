@@ -53,6 +53,49 @@ const BURN_BLOCK_PAGE = statement(
 
 type BurnRow = TipColumns & { total?: string } & { burn_block_hash: string | null };
 
+/** A burn block as its kept parts (migration 098): the answer's text but for the average time and the count. */
+export interface DbBurnBlockJsonRow {
+  /** `{…,"avg_block_time":` of the answer; null where the api renders the burn block from the blocks. */
+  json_head: string | null;
+  tx_count: string;
+  block_count: number;
+  first_time: string;
+  last_time: string;
+}
+
+const KEPT_SELECT = 'c.burn_block_height, c.json_head, c.tx_count, c.block_count, c.first_time, c.last_time';
+
+/**
+ * `BURN_BLOCK_PAGE` from the kept parts of each burn block (migration 098): the ordinal range alone, no lateral
+ * aggregate over the blocks of each row.
+ */
+const BURN_BLOCK_JSON_PAGE = statement(
+  `SELECT ${TIP_SELECT}, n.total, ${KEPT_SELECT}
+   FROM ${FROM_TIP}
+   CROSS JOIN LATERAL (SELECT coalesce((SELECT max(ordinal) FROM chain_burn_blocks), 0)::int8 AS total) n
+   LEFT JOIN chain_burn_blocks c ON c.ordinal BETWEEN n.total - $2::int8 - $1::int8 + 1 AND n.total - $2::int8
+   ORDER BY c.ordinal DESC`,
+);
+
+/**
+ * A page of burn blocks as their kept parts. When `complete` is false (a burn block without its kept text), the
+ * page must be answered from `getBurnBlockPage`.
+ */
+export async function getBurnBlockJsonPage(
+  db: Knex,
+  page: { limit: number; offset: number },
+): Promise<{ tip: DbChainTip | null; total: number; rows: DbBurnBlockJsonRow[]; complete: boolean }> {
+  type Row = TipColumns & { total: string } & { burn_block_height: number | null } & DbBurnBlockJsonRow;
+  const rows = await query<Row>(db, BURN_BLOCK_JSON_PAGE, [page.limit, page.offset]);
+  const kept = rowsCarrying<Row>(rows, 'burn_block_height');
+  return {
+    tip: tipOf(rows[0]!),
+    total: Number(rows[0]!.total),
+    rows: kept,
+    complete: kept.every((r) => r.json_head !== null),
+  };
+}
+
 export async function getBurnBlockPage(
   db: Knex,
   page: { limit: number; offset: number },

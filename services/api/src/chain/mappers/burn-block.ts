@@ -1,4 +1,4 @@
-import type { DbBurnBlockRow } from '../datastore/burn-blocks';
+import type { DbBurnBlockJsonRow, DbBurnBlockRow } from '../datastore/burn-blocks';
 import { int } from '../../mappers/row-values';
 
 /** The reference API's `BurnBlock`. */
@@ -18,8 +18,6 @@ export interface BurnBlockResponse {
  */
 export function toBurnBlockResponse(r: DbBurnBlockRow): BurnBlockResponse {
   const time = int(r.burn_block_time);
-  const gaps = int(r.block_count) - 1;
-  const avg = gaps > 0 ? (int(r.last_time) - int(r.first_time)) / gaps : 0;
   return {
     burn_block_time: time,
     // As the reference, the ISO form of any time, 0 (a genesis burn block) included.
@@ -27,7 +25,22 @@ export function toBurnBlockResponse(r: DbBurnBlockRow): BurnBlockResponse {
     burn_block_hash: r.burn_block_hash,
     burn_block_height: r.burn_block_height,
     stacks_blocks: r.stacks_blocks ?? [],
-    avg_block_time: Number(avg.toFixed(2)),
+    avg_block_time: avgBlockTime(r),
     total_tx_count: int(r.tx_count),
   };
+}
+
+/** The mean gap between a burn block's Stacks blocks (see `toBurnBlockResponse`). */
+function avgBlockTime(r: Pick<DbBurnBlockRow, 'block_count' | 'first_time' | 'last_time'>): number {
+  const gaps = int(r.block_count) - 1;
+  const avg = gaps > 0 ? (int(r.last_time) - int(r.first_time)) / gaps : 0;
+  return Number(avg.toFixed(2));
+}
+
+/**
+ * A burn block from its kept parts (migration 098) as the JSON text `JSON.stringify(toBurnBlockResponse(…))` gives:
+ * the kept head, then the average and the count as JavaScript writes them. `r.json_head` must not be null.
+ */
+export function toBurnBlockJson(r: DbBurnBlockJsonRow): string {
+  return `${r.json_head!}${JSON.stringify(avgBlockTime(r))},"total_tx_count":${JSON.stringify(int(r.tx_count))}}`;
 }

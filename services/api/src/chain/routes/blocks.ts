@@ -2,7 +2,13 @@ import type { GetRoute } from '../../plain-routes';
 import { ReadRoutes } from '../../read-routes';
 import { NotFoundError } from '@bda/common';
 import type { BlockListResponse } from '../../api-types';
-import { getCanonicalBlockPage, getTipAndBlockAtHeight, getTipAndBlockByHash } from '../datastore/blocks';
+import {
+  getCanonicalBlockJsonPage,
+  getCanonicalBlockPage,
+  getTipAndBlockAtHeight,
+  getTipAndBlockByHash,
+  type BlockPage,
+} from '../datastore/blocks';
 import { respondNotModifiedIfFresh } from '../../http-cache';
 import { toBlockResponse } from '../mappers/block';
 import { parseCursorPage, parseHeightOrHash } from '../../params';
@@ -14,7 +20,7 @@ export function blocksRoutes(ctx: RouteContext): GetRoute[] {
 
   router.get('/extended/v2/blocks', async (req, res) => {
     const { limit, offset, cursor } = parseCursorPage(req.query, ctx.limits.block, 'an index block hash');
-    const page = await getCanonicalBlockPage(ctx.db, { limit, offset, cursor });
+    const page = await getCanonicalBlockJsonPage(ctx.db, { limit, offset, cursor });
     const { tip, high, lowest } = page;
     // Without a cursor, a page off the chain is empty (the statement reads no rows for it).
     if (cursor !== undefined) {
@@ -28,19 +34,22 @@ export function blocksRoutes(ctx: RouteContext): GetRoute[] {
       }
     }
     if (respondNotModifiedIfFresh(req, res, tip)) return;
-    const first = page.rows[0];
+    if (!page.complete) {
+      // A block the kept text cannot show as JavaScript writes it (migration 097): the page from the columns.
+      res.json(blockListBody(await getCanonicalBlockPage(ctx.db, { limit, offset, cursor }), limit, offset));
+      return;
+    }
+    const { first } = page;
     // The neighbouring pages' cursors are the blocks a whole page above and below the page's top height.
-    const atTop = first !== undefined && first.block_height === high;
-    const body: BlockListResponse = {
-      limit,
-      offset,
-      total: tip?.block_count ?? 0,
-      next_cursor: atTop ? page.newer : null,
-      prev_cursor: atTop ? page.older : null,
-      cursor: first?.index_block_hash ?? null,
-      results: page.rows.map(toBlockResponse),
-    };
-    res.json(body);
+    const atTop = first !== null && first.block_height === high;
+    // `JSON.stringify` of the same body with the blocks' kept texts as `results` (`blockListBody`).
+    res.send(
+      `{"limit":${limit},"offset":${offset},"total":${tip?.block_count ?? 0},"next_cursor":${jsonOrNull(
+        atTop ? page.newer : null,
+      )},"prev_cursor":${jsonOrNull(atTop ? page.older : null)},"cursor":${jsonOrNull(
+        first?.index_block_hash ?? null,
+      )},"results":[${page.results}]}`,
+    );
   });
 
   router.get('/extended/v2/blocks/:height_or_hash', async (req, res) => {
@@ -63,4 +72,24 @@ export function blocksRoutes(ctx: RouteContext): GetRoute[] {
   });
 
   return router.routes;
+}
+
+/** A `/extended/v2/blocks` body from the blocks' columns. */
+function blockListBody(page: BlockPage, limit: number, offset: number): BlockListResponse {
+  const first = page.rows[0];
+  const atTop = first !== undefined && first.block_height === page.high;
+  return {
+    limit,
+    offset,
+    total: page.tip?.block_count ?? 0,
+    next_cursor: atTop ? page.newer : null,
+    prev_cursor: atTop ? page.older : null,
+    cursor: first?.index_block_hash ?? null,
+    results: page.rows.map(toBlockResponse),
+  };
+}
+
+/** A string or null as JSON text. */
+function jsonOrNull(v: string | null): string {
+  return v === null ? 'null' : JSON.stringify(v);
 }
