@@ -2,58 +2,57 @@ import type { Knex } from 'knex';
 import type { DbChainTip, DbEvent } from '@bda/db';
 import { FROM_TIP, TIP_SELECT, tipOf, type TipColumns } from '../../datastore/chain-tip';
 import { query, rowsCarrying, statement, type Statement } from '../../datastore/read-statement';
-import { ABI_SELECT, abisOf, calledContract, deployAbi, firstCallOf, type ContractAbis } from './contract-abis';
-import { txParents, txRowSelect, txRowsOf, txSelect, type DbTxRow } from './txs';
+import { UnexpectedRowError } from '@bda/db';
 
 /** The microblock sequence of an anchored transaction in the list orders (int4 max: anchored ones sort as newest). */
 const SEQ = 'coalesce(x.microblock_sequence, 2147483647)';
 
 /**
  * A statement answering a page of mined transactions with the tip and a total: `keys` selects the page's
- * `(tx_id, index_block_hash)` in order (with `pos`), each is then read by primary key in a LATERAL subquery that
- * `OFFSET 0` keeps whole (as the address history does, ADR 0017), and the ABIs of the contracts the page calls come
- * on the first row calling each.
+ * `(tx_id, index_block_hash)` in order (with `pos`), and each key's kept list text (`tx_list_json`, migration 095,
+ * ADR 0035) is read by primary key in a LATERAL subquery that `OFFSET 0` keeps whole. The text is the api's own
+ * rendering of the row while it is canonical, which every page here lists: no `txs` row, block row or ABI is read.
  */
 function txPageText(total: string, keys: string, bound = ''): string {
-  return `SELECT ${TIP_SELECT}, c.total, ${txRowSelect('h')}, ${ABI_SELECT}
+  return `SELECT ${TIP_SELECT}, c.total, h.tx_id, h.json
    FROM ${FROM_TIP}
    ${bound}
    CROSS JOIN LATERAL (SELECT ${total} AS total OFFSET 0) c
    LEFT JOIN LATERAL (
-     SELECT page.*, ${firstCallOf('page')} AS first_call
-     FROM (
-       SELECT t.*, k.pos
-       FROM (${keys}) k
-       CROSS JOIN LATERAL (
-         SELECT ${txSelect('t')}, ${calledContract('t')} AS called
-         FROM txs t
-         ${txParents('t')}
-         WHERE t.tx_id = k.tx_id AND t.index_block_hash = k.index_block_hash
-         OFFSET 0
-       ) t
-     ) page
+     SELECT k.tx_id, j.json, k.pos
+     FROM (${keys}) k
+     LEFT JOIN LATERAL (
+       SELECT j.json FROM tx_list_json j
+       WHERE j.tx_id = k.tx_id AND j.index_block_hash = k.index_block_hash
+       OFFSET 0
+     ) j ON true
    ) h ON true
-   ${deployAbi('h.first_call')}
    ORDER BY h.pos`;
 }
 
 export interface TxPage {
   tip: DbChainTip | null;
   total: number;
-  rows: DbTxRow[];
-  abis: ContractAbis;
+  /** The page's transactions as kept JSON texts (`toTransactionResponse`'s list form), in order. */
+  texts: string[];
 }
 
 type TxPageRow = TipColumns & {
   total: string | number | null;
   tx_id: string | null;
-  abi_contract_id: string | null;
-  contract_abi: unknown;
+  json: string | null;
 };
 
 function txPageOf(rows: TxPageRow[]): TxPage {
   const first = rows[0]!;
-  return { tip: tipOf(first), total: Number(first.total ?? 0), rows: txRowsOf(rows), abis: abisOf(rows) };
+  const texts: string[] = [];
+  for (const r of rows) {
+    if (r.tx_id === null) continue;
+    // Written with the transaction in the block's database transaction: a key without it is an indexer/api mismatch.
+    if (r.json === null) throw new UnexpectedRowError(`transaction ${r.tx_id} has no kept list text (tx_list_json)`);
+    texts.push(r.json);
+  }
+  return { tip: tipOf(first), total: Number(first.total ?? 0), texts };
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { DbTx } from '@bda/db';
+import { minedTxListJson, type DbTx } from '@bda/db';
 import { BlockRowBuilder, CV, EventRowBuilder, MempoolTxRowBuilder, testAddress, TxRowBuilder } from '../../testing/builders';
 import type { DbTxRow } from '../datastore/txs';
 import { loadSchemaSources } from '../../openapi';
@@ -9,8 +9,10 @@ import {
   toMempoolStatus,
   toMempoolTransactionResponse,
   toTransactionResponse,
+  toTxListJson,
   toTxMetadata,
   UnexpectedRowError,
+  withoutFunctionArgs,
 } from './tx';
 
 const validator = new SchemaValidator(loadSchemaSources());
@@ -180,5 +182,32 @@ describe('mempool transactions', () => {
     expect(res).toMatchObject({ sponsored: true, sponsor_address: testAddress('s'), receipt_time: 1714564800 });
     validator.validateComponent('mempool-transaction.schema.json', res);
     validator.validateComponent('get-transaction-response.schema.json', res);
+  });
+});
+
+describe('toTxListJson', () => {
+  const rows = [
+    row(new TxRowBuilder().inBlock(block).build()),
+    row(
+      new TxRowBuilder()
+        .inBlock(block)
+        .contractCall(contract, 'f', [{ ...CV.u100, name: 'n', type: 'uint' }])
+        .build(),
+    ),
+  ];
+  const texts = rows.map((r) => minedTxListJson(r));
+
+  it('writes the page JSON.stringify writes for the object, the kept texts copied in', () => {
+    const page = { limit: 20, offset: 40, total: 1234 };
+    const expected = JSON.stringify({ ...page, results: rows.map((r) => toTransactionResponse({ ...r, canonical: true })) });
+    expect(toTxListJson(page, texts)).toBe(expected);
+    expect(toTxListJson({ ...page, total: 0 }, [])).toBe('{"limit":20,"offset":40,"total":0,"results":[]}');
+  });
+
+  it('drops the contract calls’ arguments with exclude, as withoutFunctionArgs does on the object', () => {
+    const page = { limit: 2, offset: 0, total: 2 };
+    const results = rows.map((r) => withoutFunctionArgs(toTransactionResponse({ ...r, canonical: true })));
+    expect(results[1]).not.toHaveProperty('contract_call.function_args');
+    expect(toTxListJson(page, texts, true)).toBe(JSON.stringify({ ...page, results }));
   });
 });

@@ -75,3 +75,19 @@ export function toMempoolTransactionResponse(row: DbMempoolTxRow, abis?: Contrac
     ...toTxMetadata(row.type_id, row.payload, abis),
   };
 }
+
+/**
+ * A page of mined transactions as JSON text — `{limit, offset, total, results}` as `JSON.stringify` writes the object
+ * — with each transaction's kept list text (`tx_list_json`, ADR 0035) copied in unparsed. With `exclude` (the
+ * reference's `exclude_function_args`), each contract call is parsed and written again without its arguments: the
+ * same text `JSON.stringify` gives the object (parsing keeps the key order).
+ */
+export function toTxListJson(
+  page: { limit: number; offset: number; total: number },
+  texts: readonly string[],
+  exclude = false,
+): string {
+  const head = JSON.stringify({ limit: page.limit, offset: page.offset, total: page.total });
+  const results = exclude ? texts.map((t) => JSON.stringify(withoutFunctionArgs(JSON.parse(t) as object))) : texts;
+  return `${head.slice(0, -1)},"results":[${results.join(',')}]}`;
+}
