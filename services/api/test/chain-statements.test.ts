@@ -169,16 +169,19 @@ describe('rows as node-postgres parses them', () => {
 });
 
 describe('contract ABIs', () => {
-  it('carries each called contract’s ABI on one row of a page, however many rows call it', async () => {
-    const rows = await query<{ tx_id: string | null; abi_contract_id: string | null }>(api.db, ADDRESS_HISTORY.all, [
-      carol,
-      20,
-      0,
-    ]);
+  it('names the calls of an address’s page from the called contract’s ABI (kept texts), and carries each ABI on one mempool row', async () => {
+    const rows = await query<{ tx_id: string | null; json: string | null }>(api.db, ADDRESS_HISTORY.all, [carol, 20, 0]);
     expect(rows.map((r) => r.tx_id)).toEqual([withEvents, ...[...calls].reverse()].map((t) => t.tx_id));
-    expect(rows.filter((r) => r.abi_contract_id !== null)).toHaveLength(1);
     const history = await getAddressHistory(api.db, carol, { limit: 20, offset: 0 });
-    expect(history.abis).toStrictEqual(new Map([[pool, POOL_ABI]]));
+    expect(history.texts).toHaveLength(4);
+    for (const text of history.texts.slice(1)) {
+      expect((JSON.parse(text) as { contract_call: unknown }).contract_call).toEqual({
+        contract_id: pool,
+        function_name: 'swap',
+        function_signature: '(define-public (swap (dx uint)))',
+        function_args: [{ hex: arg.hex, repr: arg.repr, name: 'dx', type: 'uint' }],
+      });
+    }
     const mempool = await getPendingMempoolPage(api.db, { limit: 20, offset: 0 });
     expect(mempool.rows.map((r) => r.tx_id)).toEqual([pending[1], pending[0], pending[2]].map((t) => t!.tx_id));
     expect(mempool.abis).toStrictEqual(new Map([[pool, POOL_ABI]]));

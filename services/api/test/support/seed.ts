@@ -2,6 +2,7 @@
 import type { Knex } from 'knex';
 import {
   ADDRESS_TXS_LIST,
+  keepTxListJson,
   numberedListFillSql,
   type DbAddressTx,
   type DbBlock,
@@ -18,6 +19,14 @@ export async function insertBlocks(db: Knex, blocks: DbBlock[]): Promise<void> {
   await db('blocks').insert(
     blocks.map((b) => ({ ...b, signer_signature: b.signer_signature === null ? null : json(b.signer_signature) })),
   );
+  // Transactions seeded before their blocks (or their children's parents): their kept list texts, rendered again.
+  const hashes = blocks.map((b) => b.index_block_hash);
+  const { rows } = (await db.raw('SELECT index_block_hash FROM blocks WHERE parent_index_block_hash = ANY(?::text[])', [
+    hashes,
+  ])) as {
+    rows: Array<{ index_block_hash: string }>;
+  };
+  await keepTxListJson(db, [...new Set([...hashes, ...rows.map((r) => r.index_block_hash)])]);
 }
 
 /** Sets the one-row tip to `block` with `blockCount` canonical blocks. */
@@ -60,6 +69,8 @@ export async function insertTxs(db: Knex, txs: DbTx[]): Promise<void> {
       burnchain_op: t.burnchain_op === null ? null : json(t.burnchain_op),
     })),
   );
+  // As the indexer does: the list texts the api's pages read (tx_list_json, ADR 0035).
+  await keepTxListJson(db, [...new Set(txs.map((t) => t.index_block_hash))]);
 }
 
 export async function insertEvents(db: Knex, events: DbEvent[]): Promise<void> {

@@ -1,9 +1,8 @@
 import type { Knex } from 'knex';
 import { ADDRESS_TXS_LIST, listSeqAt, type DbChainTip } from '@bda/db';
 import { FROM_TIP, TIP_SELECT, tipOf, type TipColumns } from '../../datastore/chain-tip';
-import { ABI_SELECT, abisOf, calledContract, deployAbi, firstCallOf, type ContractAbis } from './contract-abis';
 import { query, statement, type Statement } from '../../datastore/read-statement';
-import { txParents, txRowSelect, txRowsOf, txSelect, type DbTxRow } from './txs';
+import { keptTexts } from './tx-lists';
 
 /**
  * Which part of an address's history: everything, one block height, or up to and including a block given by its
@@ -42,8 +41,8 @@ const RANGES: Record<HeightRange['kind'], { bound?: string; top: string; bottom:
 
 /**
  * `/extended/v1/address/{principal}/transactions` in one statement (`$1` address, `$2` limit, `$3` offset, `$4` the
- * range's height or hash): the tip, the total, one page of the history with each transaction's row, and the ABIs
- * of the contracts the page calls.
+ * range's height or hash): the tip, the total, and one page of the history as each transaction's kept list text
+ * (`tx_list_json`, read by primary key: ADR 0035).
  *
  * `address_txs` is numbered (migration 087), so the range's total is `top − bottom` (index probes, no count) and the
  * page at any offset, newest first, is the `seq` range `(max(bottom, top − offset − limit), top − offset]` of the
@@ -54,23 +53,21 @@ const RANGES: Record<HeightRange['kind'], { bound?: string; top: string; bottom:
 function historyText(kind: HeightRange['kind']): string {
   const range = RANGES[kind];
   return `SELECT ${TIP_SELECT}, ${range.bound ? 'r.height' : 'NULL::int'} AS until_height, c.top - c.bottom AS total,
-          ${txRowSelect('h')}, ${ABI_SELECT}
+          h.tx_id, h.json
    FROM ${FROM_TIP}
    ${range.bound ?? ''}
    CROSS JOIN LATERAL (SELECT ${range.top} AS top, ${range.bottom} AS bottom OFFSET 0) s
    -- bigint: an offset up to 2^31 - 1 below a small seq.
    CROSS JOIN LATERAL (SELECT s.top, s.bottom, s.top - $3::bigint AS hi) c
    LEFT JOIN LATERAL (
-     SELECT page.*, ${firstCallOf('page')} AS first_call
-     FROM (
-       SELECT ${txSelect('t')}, ${calledContract('t')} AS called, c.hi - a.seq AS pos
-       FROM address_txs a
-       JOIN txs t ON t.tx_id = a.tx_id AND t.index_block_hash = a.index_block_hash AND t.canonical
-       ${txParents('t')}
-       WHERE a.address = $1 AND a.seq <= c.hi AND a.seq > greatest(c.bottom, c.hi - $2::integer)
-     ) page
+     SELECT a.tx_id, j.json, c.hi - a.seq AS pos
+     FROM address_txs a
+     JOIN txs t ON t.tx_id = a.tx_id AND t.index_block_hash = a.index_block_hash AND t.canonical
+     LEFT JOIN tx_list_json j ON j.tx_id = a.tx_id AND j.index_block_hash = a.index_block_hash
+     WHERE a.address = $1 AND a.seq <= c.hi AND a.seq > greatest(c.bottom, c.hi - $2::integer)
+     -- In the index's order: an index range of the page's rows (a bitmap scan was chosen for the same rows without it).
+     ORDER BY a.seq DESC
    ) h ON true
-   ${deployAbi('h.first_call')}
    ORDER BY h.pos`;
 }
 
@@ -86,14 +83,13 @@ export interface AddressHistory {
   tip: DbChainTip | null;
   /** The address's transactions within the range. */
   total: number;
-  /** The page, newest first. */
-  rows: DbTxRow[];
-  abis: ContractAbis;
+  /** The page, newest first, as kept list texts (`tx_list_json`, ADR 0035). */
+  texts: string[];
   /** For `untilHash`: the height of the block with that hash, or null when no canonical block has it. */
   untilHeight: number | null;
 }
 
-/** One page of an address's history within `range`, with the tip, the total and the ABIs the page needs. */
+/** One page of an address's history within `range`, with the tip and the total. */
 export async function getAddressHistory(
   db: Knex,
   address: string,
@@ -107,16 +103,14 @@ export async function getAddressHistory(
     until_height: number | null;
     total: number | string;
     tx_id: string | null;
-    abi_contract_id: string | null;
-    contract_abi: unknown;
+    json: string | null;
   };
   const rows = await query<Row>(db, ADDRESS_HISTORY[range.kind], values);
   const first = rows[0]!;
   return {
     tip: tipOf(first),
     total: Number(first.total),
-    rows: txRowsOf(rows),
-    abis: abisOf(rows),
+    texts: keptTexts(rows),
     untilHeight: first.until_height,
   };
 }

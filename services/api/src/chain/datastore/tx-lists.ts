@@ -43,16 +43,23 @@ type TxPageRow = TipColumns & {
   json: string | null;
 };
 
-function txPageOf(rows: TxPageRow[]): TxPage {
-  const first = rows[0]!;
+/**
+ * The kept texts of a statement's rows that carry a transaction (`tx_id` not null), in order. The indexer writes a
+ * text with each transaction in the block's database transaction: a key without one is an indexer/api mismatch.
+ */
+export function keptTexts(rows: ReadonlyArray<{ tx_id: string | null; json: string | null }>): string[] {
   const texts: string[] = [];
   for (const r of rows) {
     if (r.tx_id === null) continue;
-    // Written with the transaction in the block's database transaction: a key without it is an indexer/api mismatch.
     if (r.json === null) throw new UnexpectedRowError(`transaction ${r.tx_id} has no kept list text (tx_list_json)`);
     texts.push(r.json);
   }
-  return { tip: tipOf(first), total: Number(first.total ?? 0), texts };
+  return texts;
+}
+
+function txPageOf(rows: TxPageRow[]): TxPage {
+  const first = rows[0]!;
+  return { tip: tipOf(first), total: Number(first.total ?? 0), texts: keptTexts(rows) };
 }
 
 // ---------------------------------------------------------------------------------------------------------------

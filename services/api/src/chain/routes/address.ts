@@ -1,10 +1,9 @@
 import type { GetRoute } from '../../plain-routes';
 import { ReadRoutes } from '../../read-routes';
 import { InputError, NotFoundError } from '@bda/common';
-import type { AddressTransactionsListResponse } from '../../api-types';
 import { getAddressHistory, type HeightRange } from '../datastore/address-txs';
 import { respondNotModifiedIfFresh } from '../../http-cache';
-import { toTransactionResponse, withoutFunctionArgs } from '../mappers/tx';
+import { toTxListJson } from '../mappers/tx';
 import {
   MAX_BLOCK_HEIGHT,
   parseHeightOrHash,
@@ -39,18 +38,13 @@ export function addressRoutes(ctx: RouteContext): GetRoute[] {
     if (height !== undefined) range = { kind: 'at', height };
     else if (until?.kind === 'height') range = { kind: 'until', height: until.height };
     else if (until?.kind === 'hash') range = { kind: 'untilHash', hash: until.hash };
-    const { tip, total, rows, abis, untilHeight } = await getAddressHistory(ctx.db, principal, { limit, offset }, range);
+    const { tip, total, texts, untilHeight } = await getAddressHistory(ctx.db, principal, { limit, offset }, range);
     if (range.kind === 'untilHash' && untilHeight === null) {
       throw new NotFoundError(`until_block: no canonical block with block hash or index block hash ${range.hash}`);
     }
     if (respondNotModifiedIfFresh(req, res, tip)) return;
-    const body: AddressTransactionsListResponse = {
-      limit,
-      offset,
-      total,
-      results: rows.map((r) => withoutFunctionArgs(toTransactionResponse(r, [], abis), exclude)),
-    };
-    res.json(body);
+    // JSON text with the kept transaction texts copied in (`toTxListJson`); `send` keeps the JSON type.
+    res.send(toTxListJson({ limit, offset, total }, texts, exclude));
   });
 
   return router.routes;
