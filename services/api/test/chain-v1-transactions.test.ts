@@ -12,9 +12,7 @@ import {
   PayloadType,
 } from '@stacks/transactions';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { EVENT_TYPE_GROUP_IDS, principalEventRowsSql } from '@bda/db';
-import { getEvents } from '../src/chain/datastore/tx-lists';
-import { toEventResponse } from '../src/chain/mappers/event';
+import { principalEventRowsSql } from '@bda/db';
 import { testInfra, expectMessage } from '@bda/test-support';
 import { startApi, type ApiHarness } from './support/api-harness';
 import { loadRecordedEvents } from './support/replayed-database';
@@ -398,51 +396,6 @@ describe.each(['mocknet.tsv', 'mainnet-reorg-scenario1.tsv', 'epoch-3-transition
       const other = groups[1] ?? (groups[0] === 'stx_lock' ? 'stx_asset' : 'stx_lock');
       const two = list.filter((e) => e.group === groups[0] || e.group === other);
       expect(await pages(`address=${principal}&type=${groups[0]},${other}`, two.length)).toEqual(two.map((e) => e.key));
-    }
-  });
-
-  it("writes a principal's events page byte for byte as the api's event mapper writes the same events", async () => {
-    const ranked = [...principalEvents(fixture, oracle)].sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1));
-    const logs = ranked.find(([, list]) => list.some((e) => e.group === 'smart_contract_log'));
-    const picked = [...new Map([...ranked.slice(0, 2), ...(logs ? [logs] : [])])];
-    // The page as the events' rows read by getEvents and written by toEventResponse, then JSON.stringify.
-    const mapped = async (principal: string, groups: string[], limit: number, offset: number) => {
-      const { events } = await getEvents(
-        api.db,
-        { principal, groups: groups.map((g) => EVENT_TYPE_GROUP_IDS[g]!) },
-        { limit, offset },
-      );
-      return JSON.stringify({ limit, offset, events: events.map(toEventResponse).filter((e) => e !== null) });
-    };
-    for (const [principal, list] of picked) {
-      const groups = [...new Set(list.map((e) => e.group))];
-      for (const types of [[], [groups[0]!], groups.length > 1 ? groups : [groups[0]!, 'stx_lock']]) {
-        const limit = Math.max(3, Math.ceil(list.length / 4));
-        for (let offset = 0; offset <= list.length; offset += limit) {
-          const query = `address=${principal}${types.length ? `&type=${types.join(',')}` : ''}&limit=${limit}&offset=${offset}`;
-          const res = await api.get(`/extended/v1/tx/events?${query}`);
-          const want = await mapped(principal, types, limit, offset);
-          expectMessage(query, () => expect(res.text).toBe(want));
-        }
-      }
-    }
-    // A log whose value has no stored repr is decoded by the api: its page is answered from the rows as before.
-    if (logs) {
-      const [contract, list] = logs;
-      const [txId, index] = list.find((e) => e.group === 'smart_contract_log')!.key.split(':');
-      const where = { tx_id: txId, event_index: Number(index), canonical: true };
-      const original = (await api.db('events').where(where).select('value_repr')) as Array<{ value_repr: string | null }>;
-      expect(original.length).toBe(1);
-      expect(original[0]!.value_repr).not.toBeNull();
-      await api.db('events').where(where).update({ value_repr: null });
-      try {
-        const query = `address=${contract}&type=smart_contract_log&limit=50`;
-        const res = await api.get(`/extended/v1/tx/events?${query}`);
-        expect(res.text).toBe(await mapped(contract, ['smart_contract_log'], 50, 0));
-        expect(res.text).toContain(`"event_index":${index},"tx_id":"${txId}"`);
-      } finally {
-        await api.db('events').where(where).update({ value_repr: original[0]!.value_repr });
-      }
     }
   });
 

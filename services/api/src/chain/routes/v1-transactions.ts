@@ -27,7 +27,6 @@ import {
   type TxPage,
 } from '../datastore/tx-lists';
 import { getTxById } from '../datastore/txs';
-import { getPrincipalEventsJson } from '../datastore/principal-events';
 import { toEventResponse } from '../mappers/event';
 import { toMempoolStatsResponse } from '../mappers/mempool-stats';
 import { toMempoolTransactionResponse, toTransactionResponse, toTxListJson, withoutFunctionArgs } from '../mappers/tx';
@@ -190,19 +189,6 @@ export function v1TransactionsRoutes(ctx: RouteContext): GetRoute[] {
       txId !== undefined
         ? { txId, types: [...new Set(types)] }
         : { principal: address!, groups: groups.map((g) => EVENT_TYPE_GROUP_IDS[g]!) };
-    if ('principal' in of) {
-      // A principal's page as PostgreSQL writes it (principal-events.ts), unless an event needs the api's decoding.
-      const kept = await getPrincipalEventsJson(
-        ctx.db,
-        { ...of, groupCount: Object.keys(EVENT_TYPE_GROUPS).length },
-        { limit, offset },
-      );
-      if (kept.complete) {
-        if (respondNotModifiedIfFresh(req, res, kept.tip)) return;
-        res.send(`{"limit":${limit},"offset":${offset},"events":[${kept.events}]}`);
-        return;
-      }
-    }
     const { tip, events } = await getEvents(ctx.db, of, { limit, offset });
     if (respondNotModifiedIfFresh(req, res, tip)) return;
     res.json({ limit, offset, events: events.map(toEventResponse).filter((e) => e !== null) });
