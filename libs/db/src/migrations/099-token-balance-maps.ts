@@ -16,8 +16,8 @@ import type { Knex } from 'knex';
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`CREATE TABLE token_balance_maps (
     principal text COLLATE "C" PRIMARY KEY,
-    ft text NOT NULL,
-    nft text NOT NULL
+    ft text COLLATE "C" NOT NULL,
+    nft text COLLATE "C" NOT NULL
   )`);
   await knex.raw(
     `COMMENT ON TABLE token_balance_maps IS 'Per principal with token_balances rows: its v1 /balances FT and NFT maps at the tip as JSON text (kept by the indexer)'`,
