@@ -67,12 +67,12 @@ const KEPT_SELECT = 'c.burn_block_height, c.json_head, c.tx_count, c.block_count
 
 /**
  * `BURN_BLOCK_PAGE` from the kept parts of each burn block (migration 098): the ordinal range alone, no lateral
- * aggregate over the blocks of each row.
+ * aggregate over the blocks of each row. The total is read once (`OFFSET 0`: inlined, it was probed three times).
  */
 const BURN_BLOCK_JSON_PAGE = statement(
   `SELECT ${TIP_SELECT}, n.total, ${KEPT_SELECT}
    FROM ${FROM_TIP}
-   CROSS JOIN LATERAL (SELECT coalesce((SELECT max(ordinal) FROM chain_burn_blocks), 0)::int8 AS total) n
+   CROSS JOIN LATERAL (SELECT coalesce((SELECT max(ordinal) FROM chain_burn_blocks), 0)::int8 AS total OFFSET 0) n
    LEFT JOIN chain_burn_blocks c ON c.ordinal BETWEEN n.total - $2::int8 - $1::int8 + 1 AND n.total - $2::int8
    ORDER BY c.ordinal DESC`,
 );
