@@ -2,10 +2,8 @@ import type { Knex } from 'knex';
 import type { DbChainTip, DbEvent } from '@bda/db';
 import { FROM_TIP, TIP_SELECT, tipOf, type TipColumns } from '../../datastore/chain-tip';
 import { query, rowsCarrying, statement } from '../../datastore/read-statement';
-import { ABI_SELECT, abisOf, type ContractAbis } from '../../chain/datastore/contract-abis';
-import { txRowSelect, txRowsOf } from '../../chain/datastore/txs';
 import { ASSET_EVENT_TYPES, eventSelect } from './address-assets';
-import { pageWithTransfers, type DbTxWithTransfers } from './txs-with-transfers';
+import { keptTxsWithTransfers, pageWithTransfers, type DbKeptTxWithTransfers } from './txs-with-transfers';
 
 /**
  * `/extended/v2/addresses/{address}/transactions` (`$1` principal, `$2` limit, `$3` offset, `$4`…`$6` the cursor's
@@ -42,7 +40,7 @@ export const ADDRESS_TRANSACTIONS = statement(
    )
    SELECT ${TIP_SELECT}, coalesce((SELECT c.tx_count FROM principal_tx_counts c WHERE c.principal = $1), 0) AS total,
           (SELECT n.index_block_hash || ':' || n.microblock_sequence || ':' || n.tx_index FROM newer n) AS next_cursor,
-          ${txRowSelect('h')}, h.transfers, ${ABI_SELECT}
+          h.*
    FROM ${FROM_TIP}
    ${pageWithTransfers('page k', 'k.block_height DESC, k.microblock_sequence DESC, k.tx_index DESC')}`,
 );
@@ -51,8 +49,7 @@ export interface AddressTransactionsPage {
   tip: DbChainTip | null;
   total: number;
   /** The page, newest first, and the row after it when there is one. */
-  rows: DbTxWithTransfers[];
-  abis: ContractAbis;
+  rows: Array<DbKeptTxWithTransfers & { json: string }>;
   nextCursor: string | null;
 }
 
@@ -66,8 +63,6 @@ export async function getAddressTransactions(
     total: string;
     next_cursor: string | null;
     tx_id: string | null;
-    abi_contract_id: string | null;
-    contract_abi: unknown;
   };
   const rows = await query<Row>(db, ADDRESS_TRANSACTIONS, [
     principal,
@@ -81,8 +76,7 @@ export async function getAddressTransactions(
   return {
     tip: tipOf(first),
     total: Number(first.total),
-    rows: txRowsOf(rows) as DbTxWithTransfers[],
-    abis: abisOf(rows),
+    rows: keptTxsWithTransfers(rows),
     nextCursor: first.next_cursor,
   };
 }

@@ -3,14 +3,8 @@ import type { DbChainTip } from '@bda/db';
 import { FROM_TIP, TIP_SELECT, tipOf, type TipColumns } from '../../datastore/chain-tip';
 import { query, statement, type Statement } from '../../datastore/read-statement';
 // The chain family's transaction row and ABI lookups: shared by every list of transactions (see the report on ADR 0023).
-import {
-  ABI_SELECT,
-  abisOf,
-  calledContract,
-  deployAbi,
-  firstCallOf,
-  type ContractAbis,
-} from '../../chain/datastore/contract-abis';
+import { UnexpectedRowError } from '@bda/db';
+import { ABI_SELECT, abisOf, calledContract, deployAbi, type ContractAbis } from '../../chain/datastore/contract-abis';
 import { txParents, txRowSelect, txRowsOf, txSelect, type DbTxRow } from '../../chain/datastore/txs';
 import { ASSET_EVENT_TYPES } from './address-assets';
 import { listBounds, listPage, type ListRange } from './numbered-list';
@@ -48,28 +42,55 @@ function transfersOf(stxOnly: boolean): string {
 }
 
 /**
- * The transactions whose keys `keys` lists (a FROM item aliased `k`, newest first in `order`), as `h`: each row with
- * the principal's asset transfers (`transfers`), its place in the page (`pos`) and the ABI of the contract it calls;
- * ordered by `pos`. `$1` is the principal.
+ * A transaction of a principal's page: the few columns its per-principal fields need, the principal's transfers, and
+ * its kept list text (`tx_list_json`, ADR 0035) that the answer's `tx` copies.
+ */
+export interface DbKeptTxWithTransfers {
+  tx_id: string;
+  index_block_hash: string;
+  block_height: number;
+  tx_index: number;
+  microblock_sequence: number | null;
+  sender_address: string;
+  sponsor_address: string | null;
+  sponsored: boolean;
+  fee_rate: string;
+  transfers: DbPrincipalTransfer[] | null;
+  json: string | null;
+}
+
+/**
+ * The transactions whose keys `keys` lists (a FROM item aliased `k`, newest first in `order`), as `h`: each with the
+ * columns of `DbKeptTxWithTransfers`, the principal's asset transfers (`transfers`), its kept list text (by primary
+ * key: no block rows or ABIs) and its place in the page (`pos`); ordered by `pos`. `$1` is the principal.
  */
 export function pageWithTransfers(keys: string, order = 'k.block_height DESC, k.tx_index DESC'): string {
   return `LEFT JOIN LATERAL (
-     SELECT p.*, ${firstCallOf('p')} AS first_call
-     FROM (
-       SELECT t.*, row_number() OVER (ORDER BY ${order}) AS pos
-       FROM ${keys}
-       CROSS JOIN LATERAL (
-         SELECT ${txSelect('t')}, ${calledContract('t')} AS called, ev.transfers
-         FROM txs t
-         ${txParents('t')}
-         ${transfersOf(false)}
-         WHERE t.tx_id = k.tx_id AND t.index_block_hash = k.index_block_hash
-         OFFSET 0
-       ) t
-     ) p
+     SELECT t.*, row_number() OVER (ORDER BY ${order}) AS pos
+     FROM ${keys}
+     CROSS JOIN LATERAL (
+       SELECT t.tx_id, t.index_block_hash, t.block_height, t.tx_index, t.microblock_sequence, t.sender_address, t.sponsor_address,
+              t.sponsored, t.fee_rate, ev.transfers, j.json
+       FROM txs t
+       LEFT JOIN tx_list_json j ON j.tx_id = t.tx_id AND j.index_block_hash = t.index_block_hash
+       ${transfersOf(false)}
+       WHERE t.tx_id = k.tx_id AND t.index_block_hash = k.index_block_hash
+       OFFSET 0
+     ) t
    ) h ON true
-   ${deployAbi('h.first_call')}
    ORDER BY h.pos`;
+}
+
+/** The rows of a statement that carry a transaction of `pageWithTransfers`, each with its kept text. */
+export function keptTxsWithTransfers(
+  rows: ReadonlyArray<{ tx_id: string | null }>,
+): Array<DbKeptTxWithTransfers & { json: string }> {
+  const out = rows.filter((r) => r.tx_id !== null) as Array<DbKeptTxWithTransfers>;
+  for (const r of out) {
+    // Written with the transaction in the block's database transaction: a key without it is an indexer/api mismatch.
+    if (r.json === null) throw new UnexpectedRowError(`transaction ${r.tx_id} has no kept list text (tx_list_json)`);
+  }
+  return out as Array<DbKeptTxWithTransfers & { json: string }>;
 }
 
 /**
@@ -80,7 +101,7 @@ export function pageWithTransfers(keys: string, order = 'k.block_height DESC, k.
  * the page one index range at any offset.
  */
 function listText(range: ListRange): string {
-  return `SELECT ${TIP_SELECT}, n.hi - n.lo AS total, ${txRowSelect('h')}, h.transfers, ${ABI_SELECT}
+  return `SELECT ${TIP_SELECT}, n.hi - n.lo AS total, h.*
    FROM ${FROM_TIP}
    ${listBounds('principal_transfer_txs', range, '$4')}
    ${pageWithTransfers(listPage('principal_transfer_txs', 'k'), 'k.seq DESC')}`;
@@ -95,10 +116,15 @@ export async function getTxsWithTransfers(
   principal: string,
   page: { limit: number; offset: number },
   range: TransfersRange,
-): Promise<{ tip: DbChainTip | null; total: number; rows: DbTxWithTransfers[]; abis: ContractAbis }> {
-  const rows = await query<Row>(db, LISTS[range.kind], [principal, page.limit, page.offset, range.height]);
+): Promise<{ tip: DbChainTip | null; total: number; rows: Array<DbKeptTxWithTransfers & { json: string }> }> {
+  const rows = await query<TipColumns & { total: string; tx_id: string | null }>(db, LISTS[range.kind], [
+    principal,
+    page.limit,
+    page.offset,
+    range.height,
+  ]);
   const first = rows[0]!;
-  return { tip: tipOf(first), total: Number(first.total), rows: txRowsOf(rows) as DbTxWithTransfers[], abis: abisOf(rows) };
+  return { tip: tipOf(first), total: Number(first.total), rows: keptTxsWithTransfers(rows) };
 }
 
 /**

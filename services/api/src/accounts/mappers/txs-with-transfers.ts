@@ -3,7 +3,7 @@ import type { ClarityValueResponse, TransactionResponse } from '../../api-types'
 import { clarityValueView } from '../../codec';
 import type { ContractAbis } from '../../chain/datastore/contract-abis';
 import { toTransactionResponse, withoutFunctionArgs } from '../../chain/mappers/tx';
-import type { DbPrincipalTransfer, DbTxWithTransfers } from '../datastore/txs-with-transfers';
+import type { DbKeptTxWithTransfers, DbPrincipalTransfer, DbTxWithTransfers } from '../datastore/txs-with-transfers';
 
 /** A party of a transfer: left out when there is none (a mint has no sender, a burn no recipient). */
 type Parties = { sender?: string; recipient?: string };
@@ -47,7 +47,7 @@ const isStx = (t: DbPrincipalTransfer) => t.type.startsWith('stx_');
  */
 function stxMovedBy(
   principal: string,
-  row: Pick<DbTxWithTransfers, 'sender_address' | 'fee_rate'>,
+  row: Pick<DbKeptTxWithTransfers, 'sender_address' | 'fee_rate'>,
   transfers: DbPrincipalTransfer[],
 ) {
   let sent = row.sender_address === principal ? BigInt(row.fee_rate) : 0n;
@@ -65,16 +65,15 @@ function nftValue(t: DbPrincipalTransfer): ClarityValueResponse {
   return clarityValueView(t.value_hex);
 }
 
-export function toTxWithTransfersResponse(
+/** The per-principal fields of an item of `/transactions_with_transfers` (all but `tx`), in the answer's order. */
+function transfersOfItem(
   principal: string,
-  row: DbTxWithTransfers,
-  abis: ContractAbis,
+  row: Pick<DbKeptTxWithTransfers, 'sender_address' | 'fee_rate' | 'transfers'>,
   opts: { tokens: boolean },
-): AddressTransactionWithTransfersResponse {
+): Omit<AddressTransactionWithTransfersResponse, 'tx'> {
   const transfers = row.transfers ?? [];
   const { sent, received } = stxMovedBy(principal, row, transfers);
-  const out: AddressTransactionWithTransfersResponse = {
-    tx: toTransactionResponse(row, [], abis),
+  const out: Omit<AddressTransactionWithTransfersResponse, 'tx'> = {
     stx_sent: sent.toString(),
     stx_received: received.toString(),
     stx_transfers: transfers.filter(isStx).map((t) => ({ amount: t.amount ?? '0', ...parties(t) })),
@@ -89,6 +88,26 @@ export function toTxWithTransfersResponse(
   return out;
 }
 
+/** `{"tx": <tx text>, …rest}` as `JSON.stringify` writes the object with `tx` first: the text copied in unparsed. */
+function withTxText(txText: string, rest: object): string {
+  const tail = JSON.stringify(rest);
+  return tail === '{}' ? `{"tx":${txText}}` : `{"tx":${txText},${tail.slice(1)}`;
+}
+
+export function toTxWithTransfersResponse(
+  principal: string,
+  row: DbTxWithTransfers,
+  abis: ContractAbis,
+  opts: { tokens: boolean },
+): AddressTransactionWithTransfersResponse {
+  return { tx: toTransactionResponse(row, [], abis), ...transfersOfItem(principal, row, opts) };
+}
+
+/** An item of `/transactions_with_transfers` as JSON text, with the transaction's kept list text (ADR 0035). */
+export function toTxWithTransfersJson(principal: string, row: DbKeptTxWithTransfers & { json: string }): string {
+  return withTxText(row.json, transfersOfItem(principal, row, { tokens: true }));
+}
+
 type EventCounts = { transfer: number; mint: number; burn: number };
 
 /** An item of `/extended/v2/addresses/{address}/transactions`. */
@@ -100,16 +119,16 @@ export interface AddressTransactionResponse {
 }
 
 /**
- * The v2 summary of a transaction for the principal, as the reference API's `principal_txs` holds it: STX sent is the
- * fee when it pays it (the sponsor of a sponsored transaction, else its origin) plus its STX events as sender; each
- * of its asset events counts once for it as sender and once as recipient.
+ * The v2 summary of a transaction for the principal as JSON text (`AddressTransactionResponse`, the transaction's kept
+ * list text copied in), as the reference API's `principal_txs` holds it: STX sent is the fee when it pays it (the
+ * sponsor of a sponsored transaction, else its origin) plus its STX events as sender; each of its asset events counts
+ * once for it as sender and once as recipient.
  */
-export function toAddressTransactionResponse(
+export function toAddressTransactionJson(
   principal: string,
-  row: DbTxWithTransfers,
-  abis: ContractAbis,
+  row: DbKeptTxWithTransfers & { json: string },
   excludeFunctionArgs: boolean,
-): AddressTransactionResponse {
+): string {
   const transfers = row.transfers ?? [];
   const payer = row.sponsored && row.sponsor_address ? row.sponsor_address : row.sender_address;
   let sent = payer === principal ? BigInt(row.fee_rate) : 0n;
@@ -124,16 +143,13 @@ export function toAddressTransactionResponse(
     if (t.sender === principal) sent += BigInt(t.amount ?? '0');
     if (t.recipient === principal) received += BigInt(t.amount ?? '0');
   }
-  return {
-    tx: withoutFunctionArgs(toTransactionResponse(row, [], abis), excludeFunctionArgs),
-    stx_sent: sent.toString(),
-    stx_received: received.toString(),
-    events,
-  };
+  const tx = excludeFunctionArgs ? JSON.stringify(withoutFunctionArgs(JSON.parse(row.json) as object)) : row.json;
+  const rest: Omit<AddressTransactionResponse, 'tx'> = { stx_sent: sent.toString(), stx_received: received.toString(), events };
+  return withTxText(tx, rest);
 }
 
 /** The cursor of a transaction in the v2 list: `<index block hash>:<microblock sequence>:<tx index>`. */
-export function txCursor(row: Pick<DbTxWithTransfers, 'index_block_hash' | 'microblock_sequence' | 'tx_index'>): string {
+export function txCursor(row: Pick<DbKeptTxWithTransfers, 'index_block_hash' | 'microblock_sequence' | 'tx_index'>): string {
   return `${row.index_block_hash}:${row.microblock_sequence ?? 2147483647}:${row.tx_index}`;
 }
 
