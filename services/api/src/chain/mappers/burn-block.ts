@@ -31,7 +31,7 @@ export function toBurnBlockResponse(r: DbBurnBlockRow): BurnBlockResponse {
 }
 
 /** The mean gap between a burn block's Stacks blocks (see `toBurnBlockResponse`). */
-function avgBlockTime(r: Pick<DbBurnBlockRow, 'block_count' | 'first_time' | 'last_time'>): number {
+function avgBlockTime(r: { block_count: string | number | null; first_time: string | null; last_time: string | null }): number {
   const gaps = int(r.block_count) - 1;
   const avg = gaps > 0 ? (int(r.last_time) - int(r.first_time)) / gaps : 0;
   return Number(avg.toFixed(2));
