@@ -16,8 +16,18 @@ import type { AccountLedger } from './support/account-ledger';
 import { replayedAccounts } from './support/replayed-accounts';
 import { loadRecordedEvents } from './support/replayed-database';
 import { addCanonicalBlockReadModels, removeAddressTxs } from '../../indexer/src/stacks/read-models';
-import { getTokenBalanceMapsJson, getTokenBalancePageJson } from '../src/accounts/datastore/token-balances';
-import { getFtPositionsJson, getNftPositions } from '../src/accounts/datastore/principal-positions';
+import {
+  getTokenBalanceMapsJson,
+  getTokenBalancePageJson,
+  TokenBalanceMapsLoader,
+  TokenBalancePageLoader,
+} from '../src/accounts/datastore/token-balances';
+import {
+  FtFirstPageLoader,
+  getFtPositionsJson,
+  getNftPositions,
+  NftFirstPageLoader,
+} from '../src/accounts/datastore/principal-positions';
 
 /** GET on the api (in-process, through supertest); the harness validates the body against the documented schema. */
 async function get(api: ApiHarness, path: string): Promise<{ status: number; body: Body; headers: Headers }> {
@@ -448,6 +458,37 @@ for (const fixture of FIXTURES) {
       };
       const { canonical } = recordedBlocks(fixture, replayed.ledger);
       await expectPages(replayed.api.db, undefined, canonical, 'replayed');
+      // The batch loaders: every principal's read asked in one turn (twice each, and at two page sizes: loads of one
+      // turn share a statement per loader) gets its own principal's answer, the one its read alone gives (held to the
+      // raw events above).
+      {
+        const db = replayed.api.db;
+        const principals = [...replayed.ledger.principals];
+        const keys = [...principals, ...principals].flatMap((p) => [
+          { p, limit: 1 },
+          { p, limit: 200 },
+        ]);
+        const v2 = new TokenBalancePageLoader(db);
+        const ft = new FtFirstPageLoader(db);
+        const nft = new NftFirstPageLoader(db);
+        const maps = new TokenBalanceMapsLoader(db);
+        const [v2s, fts, nfts, mapss] = await Promise.all([
+          Promise.all(keys.map((k) => v2.load(k.p, 'ft', { limit: k.limit, offset: 0 }))),
+          Promise.all(keys.map((k) => ft.load(k.p, k.limit))),
+          Promise.all(keys.map((k) => nft.load(k.p, k.limit))),
+          Promise.all(keys.map((k) => maps.load(k.p))),
+        ]);
+        for (const [i, k] of keys.entries()) {
+          const label = `batched ${k.p} limit ${k.limit}`;
+          const alone = {
+            v2: await getTokenBalancePageJson(db, k.p, 'ft', { limit: k.limit, offset: 0 }),
+            ft: await getFtPositionsJson(db, k.p, k.limit, null),
+            nft: await getNftPositions(db, k.p, k.limit, null),
+            maps: await getTokenBalanceMapsJson(db, k.p, null),
+          };
+          expectMessage(label, () => expect({ v2: v2s[i], ft: fts[i], nft: nfts[i], maps: mapss[i] }).toEqual(alone));
+        }
+      }
       expect(await keptCounts(replayed.api.db)).toEqual(expected());
       if (fixture !== 'mainnet-out-of-order-microblock.tsv') return;
       expect(heldNfts(canonical).size).toBeGreaterThan(1);
