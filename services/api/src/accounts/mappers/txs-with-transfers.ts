@@ -111,7 +111,7 @@ export function toTxWithTransfersJson(principal: string, row: DbKeptTxWithTransf
 type EventCounts = { transfer: number; mint: number; burn: number };
 
 /** An item of `/extended/v2/addresses/{address}/transactions`. */
-export interface AddressTransactionResponse {
+interface AddressTransactionResponse {
   tx: TransactionResponse;
   stx_sent: string;
   stx_received: string;
