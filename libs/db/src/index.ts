@@ -6,3 +6,4 @@ export * from './bns-types';
 export * from './connection-failure';
 export * from './tx-json';
 export * from './bns-address-names';
+export * from './event-json';

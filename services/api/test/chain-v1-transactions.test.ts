@@ -12,7 +12,7 @@ import {
   PayloadType,
 } from '@stacks/transactions';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { principalEventRowsSql } from '@bda/db';
+import { MIGRATIONS, principalEventRowsSql } from '@bda/db';
 import { testInfra, expectMessage } from '@bda/test-support';
 import { startApi, type ApiHarness } from './support/api-harness';
 import { loadRecordedEvents } from './support/replayed-database';
@@ -348,6 +348,41 @@ describe.each(['mocknet.tsv', 'mainnet-reorg-scenario1.tsv', 'epoch-3-transition
     }
   });
 
+  it("keeps each event's answer text (event_json) as the api renders the transaction's events per request, and migration 101 fills the same", async () => {
+    const kept = (await api.db.raw(
+      `SELECT e.tx_id, e.event_index, j.json FROM events e
+       LEFT JOIN event_json j ON j.index_block_hash = e.index_block_hash AND j.event_index = e.event_index
+       WHERE e.canonical AND e.type = ANY(?::text[])`,
+      [Object.keys(EVENT_GROUPS)],
+    )) as { rows: Array<{ tx_id: string; event_index: number; json: string | null }> };
+    const keptByKey = new Map(kept.rows.map((r) => [`${r.tx_id}:${r.event_index}`, r.json]));
+    // Every canonical event of the principals' kinds, as the transaction's event page renders it from its row.
+    const rendered = new Map<string, string>();
+    for (const txId of new Set(kept.rows.map((r) => r.tx_id))) {
+      for (let offset = 0; ; offset += 100) {
+        const res = await api.get(`/extended/v1/tx/events?tx_id=${txId}&limit=100&offset=${offset}`);
+        expect(res.status).toBe(200);
+        for (const e of res.body.events as Array<{ tx_id: string; event_index: number }>) {
+          rendered.set(`${e.tx_id}:${e.event_index}`, JSON.stringify(e));
+        }
+        if (res.body.events.length < 100) break;
+      }
+    }
+    expect(rendered.size).toBe(keptByKey.size);
+    for (const [key, text] of rendered) expectMessage(key, () => expect(keptByKey.get(key)).toBe(text));
+    // The migration's backfill renders the rows already indexed the same way (every row, canonical or not).
+    const before = (await api.db.raw('SELECT index_block_hash, event_index, json FROM event_json ORDER BY 1, 2')) as {
+      rows: unknown[];
+    };
+    const [, m101] = MIGRATIONS.find(([name]) => name === '101-event-json')!;
+    await m101.down(api.db);
+    await m101.up(api.db);
+    const after = (await api.db.raw('SELECT index_block_hash, event_index, json FROM event_json ORDER BY 1, 2')) as {
+      rows: unknown[];
+    };
+    expect(after.rows).toEqual(before.rows);
+  });
+
   it("pages a principal's events at any offset as the raw recording lists them, of every type, of one and of several", async () => {
     const byPrincipal = principalEvents(fixture, oracle);
     const ranked = [...byPrincipal].sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1));
@@ -358,6 +393,23 @@ describe.each(['mocknet.tsv', 'mainnet-reorg-scenario1.tsv', 'epoch-3-transition
       if (found) picked.set(found[0], found[1]);
     }
     expect(picked.size).toBeGreaterThan(0);
+    // Each event of a principal's page is, byte for byte, what the transaction's event page renders for it.
+    const perTx = new Map<string, string>();
+    const expectBodiesAsPerTx = async (events: Array<{ tx_id: string; event_index: number }>) => {
+      for (const e of events) {
+        if (!perTx.has(e.tx_id)) {
+          for (let offset = 0; ; offset += 100) {
+            const res = await api.get(`/extended/v1/tx/events?tx_id=${e.tx_id}&limit=100&offset=${offset}`);
+            for (const x of res.body.events as Array<{ event_index: number }>) {
+              perTx.set(`${e.tx_id}:${x.event_index}`, JSON.stringify(x));
+            }
+            perTx.set(e.tx_id, '');
+            if (res.body.events.length < 100) break;
+          }
+        }
+        expect(JSON.stringify(e)).toBe(perTx.get(`${e.tx_id}:${e.event_index}`));
+      }
+    };
     const pages = async (query: string, n: number) => {
       const limit = Math.max(3, Math.ceil(n / 6));
       const keys: string[] = [];
@@ -368,6 +420,7 @@ describe.each(['mocknet.tsv', 'mainnet-reorg-scenario1.tsv', 'epoch-3-transition
         keys.push(
           ...(res.body.events as Array<{ tx_id: string; event_index: number }>).map((e) => `${e.tx_id}:${e.event_index}`),
         );
+        await expectBodiesAsPerTx(res.body.events as Array<{ tx_id: string; event_index: number }>);
       }
       return keys;
     };

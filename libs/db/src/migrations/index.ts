@@ -67,6 +67,7 @@ import * as m095 from './095-tx-list-json';
 import * as m097 from './097-block-json';
 import * as m098 from './098-burn-block-json';
 import * as m099 from './099-token-balance-maps';
+import * as m101 from './101-event-json';
 
 export { principalActivityInsertSql } from './070-principal-activity';
 export {
@@ -159,6 +160,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['097-block-json', m097],
   ['098-burn-block-json', m098],
   ['099-token-balance-maps', m099],
+  ['101-event-json', m101],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */

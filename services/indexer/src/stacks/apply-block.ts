@@ -5,7 +5,7 @@ import { addressTxRows, type DeferredReadModels } from './read-models';
 import { keepTxListJson, type DbAddressTx } from '@bda/db';
 import type { NodeBlock, NodeTx } from './node-payloads';
 import { normalizeHex, sanitizeText, toJsonText } from './sanitize';
-import { eventRow } from './event-rows';
+import { eventJsonInsert, eventRow } from './event-rows';
 import { DEFAULT_PARKING_BOUNDS, parkBlock, type ParkingBounds } from './parked-blocks';
 import { decodeTxColumns, type DecodedTxColumns } from './tx-fields';
 import { ADDRESS_NAMES_AT_HEIGHT_SQL, applyBnsBlock } from '../bns';
@@ -19,6 +19,7 @@ import {
   withConstants,
   WriteBatch,
   type ColumnTypes,
+  type NativeStatement,
   type PreparedInsert,
 } from '../write-statements';
 
@@ -174,6 +175,8 @@ interface BlockRows {
   /** The block's per-address history rows, written if it extends the canonical tip. */
   addressTxs: DbAddressTx[];
   txIds: string[];
+  /** The block's `event_json` rows (migration 101), written with its events. */
+  eventJson?: NativeStatement;
   /** The inserts of `block`, `txs` and `events`, built ahead when the tables' column types were known. */
   inserts?: BlockInserts;
 }
@@ -284,6 +287,7 @@ function blockRows(block: NodeBlock, hash: string): BlockRows {
     events,
   );
   const rows: BlockRows = { block: blockRow, txs, events, rewards, addressTxs, txIds: txs.map((t) => t.tx_id) };
+  rows.eventJson = eventJsonInsert(hash, events);
   const types = { blocks: knownColumnTypes('blocks'), txs: knownColumnTypes('txs'), events: knownColumnTypes('events') };
   if (types.blocks && types.txs && types.events) rows.inserts = blockInserts(rows, types.blocks, types.txs, types.events);
   return rows;
@@ -320,6 +324,7 @@ async function insertBlockData(writes: WriteBatch, rows: BlockRows, canonical: b
   const txIds = blockTxIdsRow(rows.block['index_block_hash'] as string, rows.txs);
   if (txIds) await writes.add(trx('block_tx_ids').insert(txIds).onConflict('index_block_hash').ignore());
   if (inserts.events) await writes.add(withConstants(inserts.events, [canonical]));
+  if (rows.eventJson) await writes.add(rows.eventJson);
   if (rows.rewards.length > 0) {
     await writes.add(
       trx('miner_rewards')

@@ -1,4 +1,6 @@
+import { toEventJsonText } from '@bda/db';
 import { decodeClarityValue } from '@bda/stacks-codec';
+import type { NativeStatement } from '../write-statements';
 import type { NodeEvent } from './node-payloads';
 import { normalizeHex, sanitizeText } from './sanitize';
 
@@ -36,4 +38,28 @@ function reprOf(hex: string): string | null {
   } catch {
     return null; // kept as hex; an undecodable value must not cost the block
   }
+}
+
+/**
+ * The insert of a block's `event_json` rows (migration 101): each event's answer text, rendered from its `events`
+ * columns by the api's mapper, the first row of a repeated key kept as the `events` insert keeps it.
+ */
+export function eventJsonInsert(
+  indexBlockHash: string,
+  events: ReadonlyArray<ReturnType<typeof eventRow>>,
+): NativeStatement | undefined {
+  const indexes: number[] = [];
+  const texts: string[] = [];
+  for (const e of events) {
+    const text = toEventJsonText(e);
+    if (text === null) continue;
+    indexes.push(e.event_index);
+    texts.push(text);
+  }
+  if (texts.length === 0) return undefined;
+  return {
+    sql: `INSERT INTO event_json (index_block_hash, event_index, json)
+      SELECT $1::text, * FROM unnest($2::int[], $3::text[]) ON CONFLICT (index_block_hash, event_index) DO NOTHING`,
+    bindings: [indexBlockHash, indexes, texts],
+  };
 }

@@ -27,6 +27,7 @@ import {
   type TxPage,
 } from '../datastore/tx-lists';
 import { getTxById } from '../datastore/txs';
+import { getPrincipalEventTexts, toEventPageJson } from '../datastore/principal-events';
 import { toEventResponse } from '../mappers/event';
 import { toMempoolStatsResponse } from '../mappers/mempool-stats';
 import { toMempoolTransactionResponse, toTransactionResponse, toTxListJson, withoutFunctionArgs } from '../mappers/tx';
@@ -185,10 +186,14 @@ export function v1TransactionsRoutes(ctx: RouteContext): GetRoute[] {
     if (txId !== undefined && address !== undefined) {
       throw new InputError('query parameter address: give either address or tx_id, not both');
     }
-    const of =
-      txId !== undefined
-        ? { txId, types: [...new Set(types)] }
-        : { principal: address!, groups: groups.map((g) => EVENT_TYPE_GROUP_IDS[g]!) };
+    if (address !== undefined) {
+      const ids = groups.map((g) => EVENT_TYPE_GROUP_IDS[g]!);
+      const page = await getPrincipalEventTexts(ctx.db, address, ids, Object.keys(EVENT_TYPE_GROUPS).length, { limit, offset });
+      if (respondNotModifiedIfFresh(req, res, page.tip)) return;
+      res.send(toEventPageJson({ limit, offset }, page.texts));
+      return;
+    }
+    const of = { txId: txId!, types: [...new Set(types)] };
     const { tip, events } = await getEvents(ctx.db, of, { limit, offset });
     if (respondNotModifiedIfFresh(req, res, tip)) return;
     res.json({ limit, offset, events: events.map(toEventResponse).filter((e) => e !== null) });
