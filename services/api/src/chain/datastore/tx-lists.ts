@@ -298,75 +298,16 @@ const EVENTS_OF_TX = statement(
    ) ev ON true`,
 );
 
-/** The event columns of `e`, read by primary key for the row `s` of `principal_events` (LATERAL, kept whole). */
-const EVENT_BY_KEY = `CROSS JOIN LATERAL (
-       SELECT ${EVENT_COLUMNS} FROM events e
-       WHERE e.index_block_hash = s.index_block_hash AND e.event_index = s.event_index
-       OFFSET 0
-     ) ev`;
-
 /**
- * `/extended/v1/tx/events` for a principal, as the reference selects them (STX, FT and NFT events it sends or
- * receives, its STX locks, the logs of a contract it is), newest first, from `principal_events` (migration 088):
- * - every group: the principal's newest `seq` is its number of events (one backward probe of `principal_events_seq`)
- *   and the page at offset `$3` is the `seq` range below it (`$2` rows of that index), whatever the offset;
- * - one group (`$4`): the same over `group_seq` (`principal_events_group_seq`);
- * - several groups (`$4`, not all): the principal's `seq` index walked newest first, keeping the groups asked for
- *   (index-only: it includes `type_group`), bounded by the principal's events.
- * Each event is then read by primary key.
- */
-function principalEventsText(groups: 'all' | 'one' | 'some'): string {
-  const seq = groups === 'one' ? 'group_seq' : 'seq';
-  const group = (alias: string) => (groups === 'one' ? ` AND ${alias}.type_group = $4::smallint` : '');
-  const page =
-    groups === 'some'
-      ? `SELECT s.index_block_hash, s.event_index, s.seq FROM principal_events s
-         WHERE s.principal = $1 AND s.type_group = ANY($4::smallint[])
-         ORDER BY s.seq DESC LIMIT $2 OFFSET $3`
-      : `SELECT s.index_block_hash, s.event_index, s.${seq} AS seq
-         FROM (
-           SELECT coalesce((SELECT x.${seq} FROM principal_events x WHERE x.principal = $1${group('x')}
-                            ORDER BY x.${seq} DESC LIMIT 1), 0) AS total
-         ) n
-         JOIN principal_events s ON s.principal = $1${group('s')}
-           AND s.${seq} <= n.total - $3::int8 AND s.${seq} > n.total - $3::int8 - $2::int8
-         ORDER BY s.${seq} DESC`;
-  return `SELECT ${TIP_SELECT}, ev.*
-   FROM ${FROM_TIP}
-   LEFT JOIN LATERAL (
-     SELECT ev.*, s.seq AS page_seq
-     FROM (${page}) s
-     ${EVENT_BY_KEY}
-   ) ev ON true
-   ORDER BY ev.page_seq DESC`;
-}
-
-const EVENTS_OF_PRINCIPAL = {
-  all: statement(principalEventsText('all')),
-  one: statement(principalEventsText('one')),
-  some: statement(principalEventsText('some')),
-};
-
-/**
- * A page of events: of a transaction (`types`, the stored event types), or of a principal (`groups`, the reference's
- * type groups by `type_group` of migration 088; all when empty).
+ * A page of a transaction's events (`types`, the stored event types), newest first. A principal's events are read from
+ * their kept texts (`principal-events.ts`, ADR 0038).
  */
 export async function getEvents(
   db: Knex,
-  of: { txId: string; types: string[] } | { principal: string; groups: number[] },
+  of: { txId: string; types: string[] },
   page: { limit: number; offset: number },
 ): Promise<{ tip: DbChainTip | null; events: DbEvent[] }> {
-  let rows: Array<TipColumns & { tx_id: string | null }>;
-  if ('txId' in of) {
-    rows = await query(db, EVENTS_OF_TX, [of.txId, of.types, page.limit, page.offset]);
-  } else {
-    const groups = [...new Set(of.groups)];
-    const all = groups.length === 0 || groups.length === Object.keys(EVENT_TYPE_GROUPS).length;
-    const values: unknown[] = [of.principal, page.limit, page.offset];
-    if (all) rows = await query(db, EVENTS_OF_PRINCIPAL.all, values);
-    else if (groups.length === 1) rows = await query(db, EVENTS_OF_PRINCIPAL.one, [...values, groups[0]]);
-    else rows = await query(db, EVENTS_OF_PRINCIPAL.some, [...values, groups]);
-  }
+  const rows = await query<TipColumns & { tx_id: string | null }>(db, EVENTS_OF_TX, [of.txId, of.types, page.limit, page.offset]);
   return { tip: tipOf(rows[0]!), events: rowsCarrying<DbEvent>(rows, 'tx_id') };
 }
 
