@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { DbChainTip, DbEvent, DbTx } from '@bda/db';
+import { TX_JSON_COLUMNS, type DbChainTip, type DbEvent, type DbTx } from '@bda/db';
 import { FROM_TIP, TIP_SELECT, tipOf, type TipColumns } from '../../datastore/chain-tip';
 import { ABI_SELECT, abisOf, calledContract, deployAbi, type ContractAbis } from './contract-abis';
 import { mempoolSelect, prefixedMempoolTxOf, type DbMempoolTxRow } from './mempool';
@@ -16,42 +16,8 @@ export type DbTxRow = Omit<DbTx, 'raw_tx' | 'contract_abi' | 'burnchain_op'> & {
   parent_burn_block_time: string | null;
 };
 
-const TX_COLUMNS = [
-  'tx_id',
-  'index_block_hash',
-  'block_hash',
-  'block_height',
-  'burn_block_time',
-  'block_time',
-  'burn_block_height',
-  'parent_index_block_hash',
-  'tx_index',
-  'type_id',
-  'status',
-  'raw_result',
-  'vm_error',
-  'sender_address',
-  'sponsor_address',
-  'sponsored',
-  'nonce',
-  'sponsor_nonce',
-  'fee_rate',
-  'anchor_mode',
-  'post_condition_mode',
-  'post_conditions',
-  'payload',
-  'contract_id',
-  'execution_cost_read_count',
-  'execution_cost_read_length',
-  'execution_cost_runtime',
-  'execution_cost_write_count',
-  'execution_cost_write_length',
-  'microblock_hash',
-  'microblock_sequence',
-  'microblock_parent_hash',
-  'event_count',
-  'canonical',
-];
+/** The `txs` columns of a row, the same the indexer reads to render its kept list text (ADR 0035). */
+const TX_COLUMNS: readonly string[] = TX_JSON_COLUMNS;
 
 const TX_ROW_COLUMNS = [...TX_COLUMNS, 'parent_block_hash', 'parent_burn_block_time'];
 
