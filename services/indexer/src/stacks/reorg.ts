@@ -98,7 +98,10 @@ export async function refreshChainTip(trx: Knex.Transaction, countDelta: number)
     await refreshAddressNamesAtTip(trx);
     return;
   }
-  const previous = await trx('chain_tip').first<{ block_count: number } | undefined>('block_count');
+  const previous = await trx('chain_tip').first<{ block_count: number; block_height: number } | undefined>(
+    'block_count',
+    'block_height',
+  );
   const micro = await trx('microblocks')
     .where({ parent_index_block_hash: tip.index_block_hash, microblock_canonical: true })
     .whereNull('block_hash')
@@ -114,8 +117,9 @@ export async function refreshChainTip(trx: Knex.Transaction, countDelta: number)
     })
     .onConflict('id')
     .merge();
-  // The kept naming answers whose names' expiries the tip has crossed (migration 094).
-  await refreshAddressNamesAtTip(trx);
+  // The kept naming answers whose names' expiries the tip has crossed (migration 094): only when its height moved
+  // (a microblock rewrites the tip at the same height).
+  if (previous?.block_height !== tip.block_height) await refreshAddressNamesAtTip(trx);
 }
 
 /** The tip moves to a child of the previous tip: one upsert, counting one more canonical block. */
