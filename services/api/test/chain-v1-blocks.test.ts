@@ -11,6 +11,9 @@ import { testInfra, expectMessage } from '@bda/test-support';
 import { startApi, type ApiHarness } from './support/api-harness';
 import { expectKeptTxTextsAsRendered } from './support/kept-tx-json';
 import { chainOracle, v1TxOrder, type ChainOracle, type OracleBlock } from './chain-fixture-oracle';
+import { getV1Block, getV1BlockJson, getV1BlockJsonPage, getV1BlockPage } from '../src/chain/datastore/v1-blocks';
+import type { DbBlockRow } from '../src/chain/datastore/blocks';
+import { toV1BlockJson, toV1BlockListJson } from '../src/chain/mappers/v1-block';
 
 const WARNING = '299 - "Deprecated: Endpoint is deprecated"';
 
@@ -18,6 +21,65 @@ const WARNING = '299 - "Deprecated: Endpoint is deprecated"';
 function sample<T>(items: readonly T[], n: number): T[] {
   if (items.length <= n) return [...items];
   return Array.from({ length: n }, (_, i) => items[Math.round((i * (items.length - 1)) / (n - 1))]!);
+}
+
+/**
+ * Every canonical block's v1 answer, alone and in pages of 20, is the text the api renders from the block's columns
+ * (`getV1Block`/`getV1BlockPage` and the v1 mapper, as before ADR 0042), byte for byte, and it came from the kept
+ * texts (migration 107), not from that fallback.
+ */
+async function expectV1TextsAsRendered(api: ApiHarness, canonical: readonly OracleBlock[]): Promise<void> {
+  for (const b of canonical) {
+    const key = { kind: 'height', height: b.block_height } as const;
+    const { block } = await getV1Block(api.db, key);
+    const expected = toV1BlockJson(block!);
+    expect((await getV1BlockJson(api.db, key)).text).toBe(expected);
+    const res = await api.get(`/extended/v1/block/by_height/${b.block_height}`);
+    expectMessage(`height ${b.block_height}`, () => expect(res.text).toBe(expected));
+  }
+  for (let offset = 0; offset < canonical.length; offset += 20) {
+    expect((await getV1BlockJsonPage(api.db, { limit: 20, offset })).complete).toBe(true);
+    const { tip, rows } = await getV1BlockPage(api.db, { limit: 20, offset });
+    const res = await api.get(`/extended/v1/block?offset=${offset}`);
+    expect(res.text).toBe(toV1BlockListJson({ limit: 20, offset, total: tip!.block_count }, rows));
+  }
+}
+
+/**
+ * Each block's own parts (`blocks.v1_json`, generated) are the v1 mapper's text of the row around its ids, canonical
+ * or not: as indexed, after a reorg's flips of every flag (rolled back) and as migration 107 fills them.
+ */
+async function expectOwnV1PartsAsRendered(api: ApiHarness, oracle: ChainOracle): Promise<void> {
+  type Row = DbBlockRow & { own: string | null };
+  const OWN = `SELECT *, v1_json[1] || '[]' || v1_json[2]
+      || ',"microblocks_accepted":[],"microblocks_streamed":[],"microblock_tx_count":{}}' AS own FROM blocks`;
+  const rendered = (rows: Row[]) =>
+    rows.map((r) => [
+      r.index_block_hash,
+      toV1BlockJson({ ...r, tx_ids_json: null, microblock_tx_counts: null, accepted: null, streamed: null }),
+    ]);
+  const kept = (rows: Row[]) => rows.map((r) => [r.index_block_hash, r.own]);
+  const all = (await api.db.raw(`${OWN} ORDER BY index_block_hash`)).rows as Row[];
+  expect(all.length).toBe(oracle.blocks.length);
+  expect(kept(all)).toEqual(rendered(all));
+  const trx = await api.db.transaction();
+  try {
+    await trx.raw('UPDATE blocks SET canonical = false');
+    const off = (await trx.raw(`${OWN} ORDER BY index_block_hash`)).rows as Row[];
+    expect(off.every((r) => r.own!.startsWith('{"canonical":false,'))).toBe(true);
+    expect(kept(off)).toEqual(rendered(off));
+    await trx.raw('UPDATE blocks SET canonical = true WHERE index_block_hash = ANY(?)', [
+      oracle.canonical.map((b) => b.index_block_hash),
+    ]);
+    const [, migration] = MIGRATIONS.find(([name]) => name === '107-v1-block-json')!;
+    await migration.down(trx);
+    await migration.up(trx);
+    const on = (await trx.raw(`${OWN} WHERE canonical ORDER BY index_block_hash`)).rows as Row[];
+    expect(on.length).toBe(oracle.canonical.length);
+    expect(kept(on)).toEqual(rendered(on));
+  } finally {
+    await trx.rollback();
+  }
 }
 
 describe.each(['mocknet.tsv', 'mainnet-reorg-scenario1.tsv'])('v1 blocks over %s', (fixture) => {
@@ -124,6 +186,14 @@ describe.each(['mocknet.tsv', 'mainnet-reorg-scenario1.tsv'])('v1 blocks over %s
     expect(new Map(rows.map((r) => [r.index_block_hash, r.tx_ids]))).toEqual(expected);
   });
 
+  it('answers every canonical block and page with the text the v1 mapper renders from its columns (kept parts, migration 107)', async () => {
+    await expectV1TextsAsRendered(api, oracle.canonical);
+  });
+
+  it('keeps each block’s own v1 parts as the mapper renders its row, canonical or not, and migration 107 fills the same', async () => {
+    await expectOwnV1PartsAsRendered(api, oracle);
+  });
+
   it('answers malformed input with a 400 naming the parameter', async () => {
     for (const [path, name] of [
       ['/extended/v1/block/by_height/-1', 'height'],
@@ -187,6 +257,36 @@ describe('v1 blocks over mainnet-out-of-order-microblock.tsv', () => {
     expect(sawMicroblocks).toBe(true);
   });
 
+  it('answers every canonical block and page with the text the v1 mapper renders from its columns, microblocks included (migration 107)', async () => {
+    await expectV1TextsAsRendered(api, oracle.canonical);
+    await expectOwnV1PartsAsRendered(api, oracle);
+  });
+
+  it('answers a block whose values JavaScript writes otherwise from its columns, alone and in its page', async () => {
+    const b = oracle.canonical[oracle.canonical.length - 1]!;
+    const before = (
+      await api.db.raw('SELECT execution_cost_runtime FROM blocks WHERE index_block_hash = ?', [b.index_block_hash])
+    ).rows[0].execution_cost_runtime as string;
+    await api.db.raw('UPDATE blocks SET execution_cost_runtime = 9007199254740993 WHERE index_block_hash = ?', [
+      b.index_block_hash,
+    ]);
+    try {
+      const key = { kind: 'height', height: b.block_height } as const;
+      expect((await getV1BlockJson(api.db, key)).text).toBeNull();
+      expect((await getV1BlockJsonPage(api.db, { limit: 20, offset: 0 })).complete).toBe(false);
+      const { block } = await getV1Block(api.db, key);
+      const one = await api.get(`/extended/v1/block/by_height/${b.block_height}`);
+      expect(one.text).toBe(toV1BlockJson(block!));
+      expect(one.body.execution_cost_runtime).toBe(9007199254740992);
+      const { tip, rows } = await getV1BlockPage(api.db, { limit: 20, offset: 0 });
+      const page = await api.get('/extended/v1/block');
+      expect(page.text).toBe(toV1BlockListJson({ limit: 20, offset: 0, total: tip!.block_count }, rows));
+      expect(page.body.results[0].execution_cost_runtime).toBe(9007199254740992);
+    } finally {
+      await api.db.raw('UPDATE blocks SET execution_cost_runtime = ? WHERE index_block_hash = ?', [before, b.index_block_hash]);
+    }
+  });
+
   it('keeps each canonical transaction’s list text as the api renders it by id, and migration 095 fills the same (tx_list_json)', async () => {
     expect(await expectKeptTxTextsAsRendered(api.db)).toBe(oracle.canonical.reduce((n, b) => n + b.txs.length, 0));
   });
@@ -222,5 +322,25 @@ describe('v1 blocks over mainnet-out-of-order-microblock.tsv', () => {
     } finally {
       await trx.rollback();
     }
+  });
+});
+
+describe('v1 blocks over epoch-3-transition.tsv', () => {
+  let api: ApiHarness;
+  let oracle: ChainOracle;
+
+  beforeAll(async () => {
+    oracle = chainOracle('epoch-3-transition.tsv');
+    api = await startApi(testInfra().databaseUrl, { fixture: 'epoch-3-transition.tsv' });
+  }, 180_000);
+
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it('answers every canonical block and page, Nakamoto ones included, with the text the v1 mapper renders from its columns (migration 107)', async () => {
+    expect(oracle.canonical.length).toBeGreaterThan(20);
+    await expectV1TextsAsRendered(api, oracle.canonical);
+    await expectOwnV1PartsAsRendered(api, oracle);
   });
 });

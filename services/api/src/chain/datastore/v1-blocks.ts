@@ -99,3 +99,102 @@ export async function getV1BlockPage(
   const rows = await query<V1Row>(db, V1_BLOCK_PAGE, [page.limit, page.offset]);
   return { tip: tipOf(rows[0]!), rows: rowsCarrying<DbV1BlockRow>(rows, 'index_block_hash') };
 }
+
+/**
+ * The whole v1 `Block` text of a block `b` as `toV1BlockJson` writes it, from kept texts (ADR 0042): the block's own
+ * parts (`blocks.v1_json`, migration 107, generated), its ids (`block_tx_ids.tx_ids`) and its microblocks written
+ * here as `JSON.stringify` writes them (hex hashes: `to_json` escapes nothing in them; counts as the kept jsonb
+ * numbers, 0 for an accepted microblock without a count). Null when the block's own parts are null (a value
+ * JavaScript would write otherwise): such a block is answered from its columns.
+ */
+const V1_JSON_PARTS = `LEFT JOIN LATERAL (
+     SELECT l.tx_ids, l.microblock_tx_counts FROM block_tx_ids l WHERE l.index_block_hash = b.index_block_hash OFFSET 0
+   ) tx ON true
+   LEFT JOIN LATERAL (
+     SELECT '[' || string_agg(to_json(m.microblock_hash)::text, ',' ORDER BY m.microblock_sequence) || ']' AS accepted,
+            '{' || string_agg(to_json(m.microblock_hash)::text || ':'
+                              || coalesce(tx.microblock_tx_counts ->> m.microblock_hash, '0'), ','
+                              ORDER BY m.microblock_sequence) || '}' AS counts
+     FROM microblocks m WHERE m.index_block_hash = b.index_block_hash AND m.canonical
+   ) acc ON true
+   LEFT JOIN LATERAL (
+     SELECT '[' || string_agg(to_json(m.microblock_hash)::text, ',' ORDER BY m.microblock_sequence) || ']' AS streamed
+     FROM microblocks m WHERE m.parent_index_block_hash = b.index_block_hash AND m.microblock_canonical
+   ) st ON true`;
+
+const V1_JSON_TEXT = `b.v1_json[1] || coalesce(tx.tx_ids, '[]') || b.v1_json[2]
+     || ',"microblocks_accepted":' || coalesce(acc.accepted, '[]')
+     || ',"microblocks_streamed":' || coalesce(st.streamed, '[]')
+     || ',"microblock_tx_count":' || coalesce(acc.counts, '{}') || '}'`;
+
+/** `oneBlock` as the block's whole v1 text (`V1_JSON_TEXT`) and its index block hash. */
+function oneBlockJson(where: string): ReturnType<typeof statement> {
+  return statement(
+    `SELECT ${TIP_SELECT}, b.index_block_hash, ${V1_JSON_TEXT} AS v1_text
+     FROM ${FROM_TIP}
+     LEFT JOIN LATERAL (
+       SELECT x.index_block_hash, x.v1_json FROM blocks x WHERE x.canonical AND ${where}
+       ORDER BY x.block_height DESC LIMIT 1
+     ) b ON true
+     ${V1_JSON_PARTS}`,
+  );
+}
+
+const BY_KEY_JSON: Record<V1BlockKey['kind'], ReturnType<typeof statement>> = {
+  height: oneBlockJson('x.block_height = $1::int'),
+  hash: oneBlockJson('x.block_hash = $1::text'),
+  burnHeight: oneBlockJson('x.burn_block_height = $1::int'),
+  burnHash: oneBlockJson('x.burn_block_hash = $1::text'),
+};
+
+/**
+ * The block `getV1Block` finds, as its v1 text (`text`, null when the block has no kept parts: then `getV1Block`'s
+ * columns must answer it), and whether there is one.
+ */
+export async function getV1BlockJson(
+  db: Knex,
+  key: V1BlockKey,
+): Promise<{ tip: DbChainTip | null; found: boolean; text: string | null }> {
+  const value = key.kind === 'height' || key.kind === 'burnHeight' ? key.height : key.hash;
+  const [row] = await query<V1Row & { v1_text: string | null }>(db, BY_KEY_JSON[key.kind], [value]);
+  return { tip: tipOf(row!), found: row!.index_block_hash !== null, text: row!.v1_text };
+}
+
+/**
+ * `V1_BLOCK_PAGE` as one row: the page's blocks as their v1 texts (`V1_JSON_TEXT`) joined by commas, newest first
+ * (the answer's `results` but for the brackets), how many blocks there are and how many have a text. The same height
+ * range on `blocks_canonical_height`; per block the same probes as `V1_BLOCK_PAGE` (its ids by key, its microblocks
+ * on `microblocks_confirmed_by` and `microblocks_parent`).
+ */
+const V1_BLOCK_PAGE_JSON = statement(
+  `SELECT ${TIP_SELECT}, p.results, p.block_count, p.json_count
+   FROM ${FROM_TIP}
+   CROSS JOIN LATERAL (
+     SELECT tip.block_height - $2::int8 AS high, tip.block_height - tip.block_count + 1::int8 AS lowest
+   ) r
+   LEFT JOIN LATERAL (
+     SELECT string_agg(${V1_JSON_TEXT}, ',' ORDER BY b.block_height DESC) AS results,
+            count(*)::int AS block_count, count(b.v1_json)::int AS json_count
+     FROM blocks b
+     ${V1_JSON_PARTS}
+     WHERE b.canonical AND b.block_height BETWEEN greatest(r.high - $1::int8 + 1, r.lowest) AND r.high
+   ) p ON true`,
+);
+
+/**
+ * A page of `/extended/v1/block` as the kept texts of its blocks (`results`: the answer's `results` without the
+ * brackets, '' for none); `complete` is false when a block of the page has no kept parts (the page must then be
+ * answered from `getV1BlockPage`).
+ */
+export async function getV1BlockJsonPage(
+  db: Knex,
+  page: { limit: number; offset: number },
+): Promise<{ tip: DbChainTip | null; results: string; complete: boolean }> {
+  type Row = TipColumns & { results: string | null; block_count: number | null; json_count: number | null };
+  const [row] = await query<Row>(db, V1_BLOCK_PAGE_JSON, [page.limit, page.offset]);
+  return {
+    tip: tipOf(row!),
+    results: row!.results ?? '',
+    complete: (row!.json_count ?? 0) === (row!.block_count ?? 0),
+  };
+}

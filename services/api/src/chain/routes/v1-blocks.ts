@@ -3,7 +3,7 @@ import { ReadRoutes, type ReadReply, type ReadRequest } from '../../read-routes'
 import { NotFoundError } from '@bda/common';
 import { respondNotModifiedIfFresh } from '../../http-cache';
 import { parseHash32, parsePage } from '../../params';
-import { getV1Block, getV1BlockPage, type V1BlockKey } from '../datastore/v1-blocks';
+import { getV1Block, getV1BlockJson, getV1BlockJsonPage, getV1BlockPage, type V1BlockKey } from '../datastore/v1-blocks';
 import { toV1BlockJson, toV1BlockListJson } from '../mappers/v1-block';
 import { parseHeightParam, redirectBareHash } from './chain-params';
 import { markDeprecated } from '../../deprecated';
@@ -19,13 +19,28 @@ export function v1BlocksRoutes(ctx: RouteContext): GetRoute[] {
   router.get('/extended/v1/block', async (req, res) => {
     markDeprecated(res);
     const { limit, offset } = parsePage(req.query, ctx.limits.block, { zeroMeansDefault: true });
+    // The blocks' kept v1 texts joined by PostgreSQL (ADR 0042); a page with a block without them is answered from
+    // the columns, each block's kept transaction ids copied in (`toV1BlockListJson`). `send` keeps the JSON type.
+    const kept = await getV1BlockJsonPage(ctx.db, { limit, offset });
+    if (kept.complete) {
+      if (respondNotModifiedIfFresh(req, res, kept.tip)) return;
+      const total = kept.tip?.block_count ?? 0;
+      res.send(`{"limit":${limit},"offset":${offset},"total":${total},"results":[${kept.results}]}`);
+      return;
+    }
     const { tip, rows } = await getV1BlockPage(ctx.db, { limit, offset });
     if (respondNotModifiedIfFresh(req, res, tip)) return;
-    // JSON text with each block's kept transaction ids copied in (`toV1BlockListJson`); `send` keeps the JSON type.
     res.send(toV1BlockListJson({ limit, offset, total: tip?.block_count ?? 0 }, rows));
   });
 
   const answer = async (req: ReadRequest, res: ReadReply, key: V1BlockKey, notFound: string) => {
+    const kept = await getV1BlockJson(ctx.db, key);
+    if (!kept.found) throw new NotFoundError(notFound);
+    if (kept.text !== null) {
+      if (respondNotModifiedIfFresh(req, res, kept.tip)) return;
+      res.send(kept.text);
+      return;
+    }
     const { tip, block } = await getV1Block(ctx.db, key);
     if (!block) throw new NotFoundError(notFound);
     if (respondNotModifiedIfFresh(req, res, tip)) return;
