@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { addressFromVersionHash, addressToString, AuthType, deserializeTransaction, txidFromData } from '@stacks/transactions';
 import pg from 'pg';
 import { expectMessage, testInfra } from '@bda/test-support';
+import { keepPrincipalTxJson } from '@bda/db';
 import { startApi, type ApiHarness } from './support/api-harness';
 import { accountLedger } from './support/account-ledger';
 import { loadRecordedEvents } from './support/replayed-database';
@@ -976,7 +977,7 @@ describe('a page of a long principal history (v3)', () => {
     await api?.close();
   });
 
-  it('reads the page’s rows of principal_txs by primary key and their transactions by key, however long the history', async () => {
+  it('reads the page’s rows of principal_txs by primary key and their kept items by key, however long the history', async () => {
     // 5,000 history rows of one principal, each naming a copy of a real transaction: a history far longer than a page.
     const heavy = addressToString(addressFromVersionHash(22, 'ab'.repeat(20)));
     const { rows: columns } = (await api.db.raw(
@@ -1002,7 +1003,17 @@ describe('a page of a long principal history (v3)', () => {
       [heavy],
     );
     await api.db.raw('INSERT INTO principal_tx_counts (principal, tx_count) VALUES (?, 5000)', [heavy]);
-    await api.db.raw('VACUUM (ANALYZE) principal_txs, txs');
+    // Their kept per-principal texts, as the indexer writes them with the rows (ADR 0039).
+    const hashes = (await api.db.raw("SELECT '0x' || md5('b' || g) AS h FROM generate_series(1, 5000) g")) as {
+      rows: Array<{ h: string }>;
+    };
+    expect(
+      await keepPrincipalTxJson(
+        api.db,
+        hashes.rows.map((r) => r.h),
+      ),
+    ).toBe(5000);
+    await api.db.raw('VACUUM (ANALYZE) principal_txs, txs, principal_tx_json');
     const page = await api.get(`/extended/v3/principals/${heavy}/transactions?limit=5&cursor=2500:2147483647:0`);
     expect(page.body.total).toBe(5000);
     expect(page.body.results.map((r: { transaction: { block: { height: number } } }) => r.transaction.block.height)).toEqual([
@@ -1029,7 +1040,9 @@ describe('a page of a long principal history (v3)', () => {
         expectMessage(JSON.stringify(plan.map((n) => [n['Node Type'], n['Index Name'], n['Actual Rows']])), () =>
           expect(read('principal_txs')).toBeLessThanOrEqual(5 + 1 + 5 + 1),
         );
-        expect(read('txs')).toBe(6);
+        // Each row of the page is its kept item by primary key (ADR 0039): no `txs` row, block or event read.
+        expect(read('principal_tx_json')).toBe(6);
+        expect(read('txs') + read('blocks') + read('events')).toBe(0);
         expect(plan.filter((n) => n['Relation Name'] === 'principal_txs').every((n) => n['Node Type'].startsWith('Index'))).toBe(
           true,
         );

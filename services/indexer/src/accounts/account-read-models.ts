@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { keepPrincipalTxJson, removePrincipalTxJson } from '@bda/db';
 import { addNftBlock, refreshNftHoldings, removeNftBlocks, type NftKey } from './nft-owners';
 import { addActivityBlock, removeActivityBlocks } from './principal-activity';
 import { addListBlock, removeListBlocks } from './principal-lists';
@@ -36,6 +37,8 @@ export async function addCanonicalAccountBlocks(trx: Knex.Transaction, blockHash
     await addActivityBlock(trx, block.index_block_hash);
     await addListBlock(trx, block.index_block_hash);
   }
+  // The per-principal texts of the address histories, from the rows just added (migration 102, ADR 0039).
+  await keepPrincipalTxJson(trx, blockHashes);
   await refreshTokenBalances(trx, keys);
   await refreshNftHoldings(trx, nftKeys);
 }
@@ -52,6 +55,7 @@ export async function removeAccountBlocks(trx: Knex.Transaction, blockHashes: re
   const nftKeys = await removeNftBlocks(trx, blockHashes);
   await removeActivityBlocks(trx, blockHashes);
   await removeListBlocks(trx, blockHashes);
+  await removePrincipalTxJson(trx, blockHashes);
   await refreshTokenBalances(trx, keys);
   await refreshNftHoldings(trx, nftKeys);
 }

@@ -3,7 +3,7 @@ import type { DbChainTip, DbEvent } from '@bda/db';
 import { FROM_TIP, TIP_SELECT, tipOf, type TipColumns } from '../../datastore/chain-tip';
 import { query, rowsCarrying, statement } from '../../datastore/read-statement';
 import { ASSET_EVENT_TYPES, eventSelect } from './address-assets';
-import { keptTxsWithTransfers, pageWithTransfers, type DbKeptTxWithTransfers } from './txs-with-transfers';
+import { keptHistoryItems, pageOfKeptTexts, type DbKeptHistoryItem } from './txs-with-transfers';
 
 /**
  * `/extended/v2/addresses/{address}/transactions` (`$1` principal, `$2` limit, `$3` offset, `$4`…`$6` the cursor's
@@ -14,7 +14,8 @@ import { keptTxsWithTransfers, pageWithTransfers, type DbKeptTxWithTransfers } f
  * range of the index `(principal, seq)`: `top` is the `seq` of the newest row at or below the cursor (one backward
  * probe of the primary key), the page the `limit + 1` rows from `top - offset` down (the last one's key is the cursor
  * of the page after), and the first row of the page before the row `limit` places above the page's first. The total
- * from `principal_tx_counts`, in one statement.
+ * from `principal_tx_counts`, in one statement. Each row of the page is its transaction's kept list text and the
+ * principal's kept part of the item (`v2_tail`, ADR 0039), by primary key.
  */
 export const ADDRESS_TRANSACTIONS = statement(
   `WITH top AS MATERIALIZED (
@@ -42,14 +43,14 @@ export const ADDRESS_TRANSACTIONS = statement(
           (SELECT n.index_block_hash || ':' || n.microblock_sequence || ':' || n.tx_index FROM newer n) AS next_cursor,
           h.*
    FROM ${FROM_TIP}
-   ${pageWithTransfers('page k', 'k.block_height DESC, k.microblock_sequence DESC, k.tx_index DESC')}`,
+   ${pageOfKeptTexts('page k', 'k.block_height DESC, k.microblock_sequence DESC, k.tx_index DESC', 'v2_tail', 'k.microblock_sequence')}`,
 );
 
 export interface AddressTransactionsPage {
   tip: DbChainTip | null;
   total: number;
   /** The page, newest first, and the row after it when there is one. */
-  rows: Array<DbKeptTxWithTransfers & { json: string }>;
+  rows: DbKeptHistoryItem[];
   nextCursor: string | null;
 }
 
@@ -76,7 +77,7 @@ export async function getAddressTransactions(
   return {
     tip: tipOf(first),
     total: Number(first.total),
-    rows: keptTxsWithTransfers(rows),
+    rows: keptHistoryItems(rows),
     nextCursor: first.next_cursor,
   };
 }

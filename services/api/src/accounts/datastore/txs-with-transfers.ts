@@ -3,23 +3,13 @@ import type { DbChainTip } from '@bda/db';
 import { FROM_TIP, TIP_SELECT, tipOf, type TipColumns } from '../../datastore/chain-tip';
 import { query, statement, type Statement } from '../../datastore/read-statement';
 // The chain family's transaction row and ABI lookups: shared by every list of transactions (see the report on ADR 0023).
-import { UnexpectedRowError } from '@bda/db';
+import { UnexpectedRowError, type DbPrincipalTransfer } from '@bda/db';
 import { ABI_SELECT, abisOf, calledContract, deployAbi, type ContractAbis } from '../../chain/datastore/contract-abis';
 import { txParents, txRowSelect, txRowsOf, txSelect, type DbTxRow } from '../../chain/datastore/txs';
-import { ASSET_EVENT_TYPES } from './address-assets';
 import { listBounds, listPage, type ListRange } from './numbered-list';
 
-/** One asset event of a transaction that the principal sends or receives (amount and NFT value as stored). */
-export interface DbPrincipalTransfer {
-  type: string;
-  event_index: number;
-  amount: string | null;
-  sender: string | null;
-  recipient: string | null;
-  asset_identifier: string | null;
-  value_hex: string | null;
-  value_repr: string | null;
-}
+/** One asset event of a transaction that the principal sends or receives: one definition, in `@bda/db`. */
+export type { DbPrincipalTransfer } from '@bda/db';
 
 export type DbTxWithTransfers = DbTxRow & { transfers: DbPrincipalTransfer[] | null };
 
@@ -28,9 +18,9 @@ export type TransfersRange = { kind: 'at'; height: number } | { kind: 'until'; h
 
 const STX_EVENT_TYPES = `('stx_transfer_event', 'stx_mint_event', 'stx_burn_event')`;
 
-/** The principal's asset events of the transaction `t` (STX only with `stxOnly`), highest event index first. */
-function transfersOf(stxOnly: boolean): string {
-  const types = stxOnly ? STX_EVENT_TYPES : ASSET_EVENT_TYPES;
+/** The principal's STX events of the transaction `t`, highest event index first. */
+function stxTransfersOf(): string {
+  const types = STX_EVENT_TYPES;
   return `LEFT JOIN LATERAL (
      SELECT json_agg(json_build_object('type', e.type, 'event_index', e.event_index, 'amount', e.amount::text,
               'sender', e.sender, 'recipient', e.recipient, 'asset_identifier', e.asset_identifier,
@@ -42,61 +32,59 @@ function transfersOf(stxOnly: boolean): string {
 }
 
 /**
- * A transaction of a principal's page: the few columns its per-principal fields need, the principal's transfers, and
- * its kept list text (`tx_list_json`, ADR 0035) that the answer's `tx` copies.
+ * An item of a principal's page read from the kept texts: the key columns its cursors need, the transaction's kept list
+ * text (`tx_list_json`, ADR 0035) and the principal's part of the item (`principal_tx_json`, ADR 0039).
  */
-export interface DbKeptTxWithTransfers {
+export interface DbKeptHistoryItem {
   tx_id: string;
   index_block_hash: string;
   block_height: number;
   tx_index: number;
+  /** The list's microblock sequence (2147483647 for an anchored transaction); null when the list has none. */
   microblock_sequence: number | null;
-  sender_address: string;
-  sponsor_address: string | null;
-  sponsored: boolean;
-  fee_rate: string;
-  transfers: DbPrincipalTransfer[] | null;
-  json: string | null;
+  json: string;
+  tail: string;
 }
 
+/** The column of `principal_tx_json` a page splices after the transaction's text. */
+export type KeptTail = 'v2_tail' | 'transfers_tail';
+
 /**
- * The transactions whose keys `keys` lists (a FROM item aliased `k`, newest first in `order`), as `h`: each with the
- * columns of `DbKeptTxWithTransfers`, the principal's asset transfers (`transfers`), its kept list text (by primary
- * key: no block rows or ABIs) and its place in the page (`pos`); ordered by `pos`. `$1` is the principal.
+ * The transactions whose keys `keys` lists (a FROM item aliased `k` with `tx_id`, `index_block_hash`, `block_height`,
+ * `tx_index` and,
+ * as `sequence`, a microblock sequence expression; newest first in `order`), as `h`: each with its kept list text and
+ * the principal's (`$1`) kept `tail` (both by primary key: no `txs` row, block rows, ABIs or events) and its place in
+ * the page (`pos`); ordered by `pos`.
  */
-export function pageWithTransfers(keys: string, order = 'k.block_height DESC, k.tx_index DESC'): string {
+export function pageOfKeptTexts(keys: string, order: string, tail: KeptTail, sequence = 'NULL::integer'): string {
   return `LEFT JOIN LATERAL (
-     SELECT t.*, row_number() OVER (ORDER BY ${order}) AS pos
+     SELECT k.tx_id, k.index_block_hash, k.block_height, k.tx_index, ${sequence} AS microblock_sequence, j.json,
+            x.${tail} AS tail,
+            row_number() OVER (ORDER BY ${order}) AS pos
      FROM ${keys}
-     CROSS JOIN LATERAL (
-       SELECT t.tx_id, t.index_block_hash, t.block_height, t.tx_index, t.microblock_sequence, t.sender_address, t.sponsor_address,
-              t.sponsored, t.fee_rate, ev.transfers, j.json
-       FROM txs t
-       LEFT JOIN tx_list_json j ON j.tx_id = t.tx_id AND j.index_block_hash = t.index_block_hash
-       ${transfersOf(false)}
-       WHERE t.tx_id = k.tx_id AND t.index_block_hash = k.index_block_hash
-       OFFSET 0
-     ) t
+     LEFT JOIN tx_list_json j ON j.tx_id = k.tx_id AND j.index_block_hash = k.index_block_hash
+     LEFT JOIN principal_tx_json x ON x.principal = $1 AND x.tx_id = k.tx_id AND x.index_block_hash = k.index_block_hash
    ) h ON true
    ORDER BY h.pos`;
 }
 
-/** The rows of a statement that carry a transaction of `pageWithTransfers`, each with its kept text. */
-export function keptTxsWithTransfers(
-  rows: ReadonlyArray<{ tx_id: string | null }>,
-): Array<DbKeptTxWithTransfers & { json: string }> {
-  const out = rows.filter((r) => r.tx_id !== null) as Array<DbKeptTxWithTransfers>;
+/** The rows of a statement that carry an item of `pageOfKeptTexts`, each with both its kept texts. */
+export function keptHistoryItems(
+  rows: ReadonlyArray<{ tx_id: string | null; json?: string | null; tail?: string | null }>,
+): DbKeptHistoryItem[] {
+  const out = rows.filter((r) => r.tx_id !== null) as Array<DbKeptHistoryItem>;
   for (const r of out) {
-    // Written with the transaction in the block's database transaction: a key without it is an indexer/api mismatch.
+    // Written with the keys in the block's database transaction: a key without them is an indexer/api mismatch.
     if (r.json === null) throw new UnexpectedRowError(`transaction ${r.tx_id} has no kept list text (tx_list_json)`);
+    if (r.tail === null) throw new UnexpectedRowError(`transaction ${r.tx_id} has no kept principal text (principal_tx_json)`);
   }
-  return out as Array<DbKeptTxWithTransfers & { json: string }>;
+  return out;
 }
 
 /**
  * `/extended/v1/address/{principal}/transactions_with_transfers` (`$1` principal, `$2` limit, `$3` offset, `$4`
  * height or null): the tip, the number of the principal's transactions in the range, and one page of them (newest
- * first) with the principal's transfers of each and the ABIs of the contracts the page calls, in one statement. The
+ * first), each the transaction's kept list text and the principal's kept part of the item, in one statement. The
  * transactions are the principal's rows of `principal_transfer_txs` (migration 076): the total is two index reads and
  * the page one index range at any offset.
  */
@@ -104,7 +92,7 @@ function listText(range: ListRange): string {
   return `SELECT ${TIP_SELECT}, n.hi - n.lo AS total, h.*
    FROM ${FROM_TIP}
    ${listBounds('principal_transfer_txs', range, '$4')}
-   ${pageWithTransfers(listPage('principal_transfer_txs', 'k'), 'k.seq DESC')}`;
+   ${pageOfKeptTexts(listPage('principal_transfer_txs', 'k'), 'k.seq DESC', 'transfers_tail')}`;
 }
 
 const LISTS: Record<ListRange, Statement> = { at: statement(listText('at')), until: statement(listText('until')) };
@@ -116,7 +104,7 @@ export async function getTxsWithTransfers(
   principal: string,
   page: { limit: number; offset: number },
   range: TransfersRange,
-): Promise<{ tip: DbChainTip | null; total: number; rows: Array<DbKeptTxWithTransfers & { json: string }> }> {
+): Promise<{ tip: DbChainTip | null; total: number; rows: DbKeptHistoryItem[] }> {
   const rows = await query<TipColumns & { total: string; tx_id: string | null }>(db, LISTS[range.kind], [
     principal,
     page.limit,
@@ -124,7 +112,7 @@ export async function getTxsWithTransfers(
     range.height,
   ]);
   const first = rows[0]!;
-  return { tip: tipOf(first), total: Number(first.total), rows: keptTxsWithTransfers(rows) };
+  return { tip: tipOf(first), total: Number(first.total), rows: keptHistoryItems(rows) };
 }
 
 /**
@@ -140,7 +128,7 @@ const ONE = statement(
      SELECT ${txSelect('t')}, ${calledContract('t')} AS called, ev.transfers
      FROM txs t
      ${txParents('t')}
-     ${transfersOf(true)}
+     ${stxTransfersOf()}
      WHERE t.tx_id = $2 AND t.canonical
        AND (t.sender_address = $1 OR (t.type_id = 'token_transfer' AND t.payload->>'recipient_address' = $1)
             OR t.contract_id = $1

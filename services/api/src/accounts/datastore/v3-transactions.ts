@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { DbChainTip, DbEvent } from '@bda/db';
+import { UnexpectedRowError, type DbChainTip, type DbEvent } from '@bda/db';
 import { FROM_TIP, TIP_SELECT, tipOf, type TipColumns } from '../../datastore/chain-tip';
 import { query, rowsCarrying, statement } from '../../datastore/read-statement';
 // The chain family's transaction and mempool rows: every list of transactions reads the same rows (see the report on ADR 0023).
@@ -37,6 +37,11 @@ function txPageText(list: {
   total: string;
   /** More columns of the list's rows, `[expression over x, name]`. */
   extra: Array<[string, string]>;
+  /**
+   * The page's rows as kept texts instead of `txs` rows: a FROM item joined to the page's keys `k` by primary key,
+   * aliased `x`, whose `json` column is the item's text (ADR 0039).
+   */
+  kept?: { join: string; json: string };
 }): string {
   const key = `x.block_height, ${list.seq}, x.tx_index`;
   const extraSelect = list.extra.map(([e, n]) => `, ${e} AS ${n}`).join('');
@@ -72,16 +77,22 @@ function txPageText(list: {
        ORDER BY q.h DESC, q.s DESC, q.i DESC LIMIT 1
      )
      SELECT ${TIP_SELECT}, ${list.total} AS total, (SELECT h || ':' || s || ':' || i FROM prev) AS prev_cursor,
-            ${txRowSelect('r')}, r.k_height, r.k_seq, r.k_index${extraOf('r')}
+            ${list.kept ? 'r.tx_id, r.json' : txRowSelect('r')}, r.k_height, r.k_seq, r.k_index${extraOf('r')}
      FROM ${FROM_TIP}
      LEFT JOIN LATERAL (
-       SELECT t.*, k.k_height, k.k_seq, k.k_index${extraOf('k')}
+       ${
+         list.kept
+           ? `SELECT k.tx_id, ${list.kept.json} AS json, k.k_height, k.k_seq, k.k_index${extraOf('k')}
+       FROM page k
+       LEFT JOIN ${list.kept.join}`
+           : `SELECT t.*, k.k_height, k.k_seq, k.k_index${extraOf('k')}
        FROM page k
        CROSS JOIN LATERAL (
          SELECT ${txSelect('t')} FROM txs t ${txParents('t')}
          WHERE t.tx_id = k.tx_id AND t.index_block_hash = k.index_block_hash
          OFFSET 0
-       ) t
+       ) t`
+       }
      ) r ON true
      ORDER BY r.k_height DESC, r.k_seq DESC, r.k_index DESC`;
 }
@@ -104,8 +115,9 @@ const TRANSACTIONS = statement(
 
 /**
  * `/extended/v3/principals/{principal}/transactions` (`$5` the principal): its rows of `principal_txs` (migration
- * 070) from the cursor, one range of the primary key, with what each moved for it; the total from
- * `principal_tx_counts`. No step of it reads more than the page of the principal's history.
+ * 070) from the cursor, one range of the primary key, each with its item kept as JSON text by the indexer
+ * (`principal_tx_json.v3_json`, ADR 0039: the summary, the principal's involvement and what it moved), by primary
+ * key; the total from `principal_tx_counts`. No step of it reads more than the page of the principal's history.
  */
 export const PRINCIPAL_TRANSACTIONS = statement(
   txPageText({
@@ -113,22 +125,24 @@ export const PRINCIPAL_TRANSACTIONS = statement(
     where: 'x.principal = $5::text',
     seq: 'x.microblock_sequence',
     total: 'coalesce((SELECT c.tx_count FROM principal_tx_counts c WHERE c.principal = $5::text), 0)',
-    extra: [
-      ['x.stx_sent::text', 'stx_sent'],
-      ['x.stx_received::text', 'stx_received'],
-      ['x.stx_balance_affected', 'stx_balance_affected'],
-      ['x.ft_balance_affected', 'ft_balance_affected'],
-      ['x.nft_balance_affected', 'nft_balance_affected'],
-    ],
+    extra: [],
+    kept: {
+      join: 'principal_tx_json x ON x.principal = $5::text AND x.tx_id = k.tx_id AND x.index_block_hash = k.index_block_hash',
+      json: 'x.v3_json',
+    },
   }),
 );
 
-export interface DbPrincipalTxActivity {
-  stx_sent: string;
-  stx_received: string;
-  stx_balance_affected: boolean;
-  ft_balance_affected: boolean;
-  nft_balance_affected: boolean;
+/** What `principal_txs` says a transaction moved for a principal: one definition, in `@bda/db`. */
+export type { DbPrincipalTxActivity } from '@bda/db';
+
+/** An item of a principal's v3 history: its position (the cursors) and its kept text. */
+export interface DbKeptPrincipalTx {
+  tx_id: string;
+  k_height: number;
+  k_seq: number;
+  k_index: number;
+  json: string;
 }
 
 interface TxSummaryPage<T> {
@@ -165,9 +179,16 @@ export async function getPrincipalTransactionSummaries(
   principal: string,
   limit: number,
   cursor: TxPosition | null,
-): Promise<TxSummaryPage<DbTxRow & DbPrincipalTxActivity>> {
+): Promise<TxSummaryPage<DbKeptPrincipalTx>> {
   const c = cursor ?? TOP;
-  return pageOf(await query<PageRow>(db, PRINCIPAL_TRANSACTIONS, [limit, c.height, c.sequence, c.txIndex, principal]));
+  const page = pageOf<DbKeptPrincipalTx>(
+    await query<PageRow>(db, PRINCIPAL_TRANSACTIONS, [limit, c.height, c.sequence, c.txIndex, principal]),
+  );
+  for (const r of page.rows) {
+    // Written with the key in the block's database transaction: a key without it is an indexer/api mismatch.
+    if (r.json === null) throw new UnexpectedRowError(`transaction ${r.tx_id} has no kept v3 text (principal_tx_json)`);
+  }
+  return page;
 }
 
 /**

@@ -9,7 +9,6 @@ import {
   sender,
   sponsorOf,
   summaryBase,
-  toTransactionSummaryResponse,
   typePart,
   type MinedSummaryBase,
   type Sender,
@@ -18,7 +17,7 @@ import {
 } from '../../mappers/v3-transaction-summary';
 import { toMempoolStatus } from '../../chain/mappers/tx';
 import { clarityValueView, type ClarityValueView } from '../../codec';
-import type { DbPrincipalBalanceChange, DbPrincipalTxActivity } from '../datastore/v3-transactions';
+import type { DbPrincipalBalanceChange } from '../datastore/v3-transactions';
 
 /** A v3 transaction cursor, `<block height>:<microblock sequence>:<tx index>`. */
 export function txCursorOf(row: { block_height: number; microblock_sequence: number | null; tx_index: number }): string {
@@ -198,24 +197,10 @@ export function toTransactionEventV3Response(e: DbEvent): Record<string, unknown
 export const V3_EVENT_TYPES = `('contract_event', 'stx_lock_event', 'stx_transfer_event', 'stx_mint_event', 'stx_burn_event',
   'ft_transfer_event', 'ft_mint_event', 'ft_burn_event', 'nft_transfer_event', 'nft_mint_event', 'nft_burn_event')`;
 
-/** How the principal is party to a transaction, as the reference names it. */
-function involvementOf(principal: string, row: DbTxRow): 'sender' | 'sponsor' | 'affected' {
-  if (row.sender_address === principal) return 'sender';
-  if (row.sponsored && row.sponsor_address === principal) return 'sponsor';
-  return 'affected';
-}
-
-/** One row of `/extended/v3/principals/{principal}/transactions`: the summary, the principal's part and STX moved. */
-export function toPrincipalTransactionResponse(principal: string, row: DbTxRow & DbPrincipalTxActivity): Record<string, unknown> {
-  const sent = BigInt(row.stx_sent);
-  const received = BigInt(row.stx_received);
-  return {
-    transaction: toTransactionSummaryResponse(row),
-    involvement: involvementOf(principal, row),
-    balance_changes: { stx: { sent: sent.toString(), received: received.toString(), net: (received - sent).toString() } },
-    affected_balances: { stx: row.stx_balance_affected, ft: row.ft_balance_affected, nft: row.nft_balance_affected },
-  };
-}
+/**
+ * One row of `/extended/v3/principals/{principal}/transactions` is kept as JSON text by the indexer
+ * (`principal_tx_json.v3_json`, ADR 0039), rendered by `toPrincipalTransactionJson` of `@bda/db`.
+ */
 
 const ASSET_TYPES: Record<number, 'stx' | 'ft' | 'nft'> = { 1: 'stx', 2: 'ft', 3: 'nft' };
 

@@ -57,9 +57,7 @@ export function addressTransactionsRoutes(db: Knex, limits: PageLimits): GetRout
       prev_cursor: after ? txCursor(after) : null,
       cursor: results[0] ? txCursor(results[0]) : null,
     });
-    res.send(
-      `${head.slice(0, -1)},"results":[${results.map((r) => toAddressTransactionJson(principal, r, exclude)).join(',')}]}`,
-    );
+    res.send(`${head.slice(0, -1)},"results":[${results.map((r) => toAddressTransactionJson(r, exclude)).join(',')}]}`);
   });
 
   router.get('/extended/v2/addresses/:address/transactions/:tx_id/events', async (req, res) => {

@@ -27,7 +27,7 @@ export function txsWithTransfersRoutes(db: Knex, limits: PageLimits): GetRoute[]
     if (respondNotModifiedIfFresh(req, res, tip)) return;
     // JSON text with each transaction's kept list text copied in (ADR 0035); `send` keeps the JSON type.
     const head = JSON.stringify({ ...page, total });
-    res.send(`${head.slice(0, -1)},"results":[${rows.map((r) => toTxWithTransfersJson(principal, r)).join(',')}]}`);
+    res.send(`${head.slice(0, -1)},"results":[${rows.map(toTxWithTransfersJson).join(',')}]}`);
   });
 
   router.get('/extended/v1/address/:principal/:tx_id/with_transfers', async (req, res) => {

@@ -22,7 +22,6 @@ import {
   toBalanceChangeResponse,
   toMempoolTransactionSummaryResponse,
   toMempoolTransactionV3Response,
-  toPrincipalTransactionResponse,
   toTransactionEventV3Response,
   toTransactionV3Response,
   txCursorOf,
@@ -163,7 +162,14 @@ export function v3TransactionRoutes(db: Knex, limits: PageLimits): GetRoute[] {
     const cursor = txCursor(req);
     const page = await getPrincipalTransactionSummaries(db, principal, limit, cursor);
     if (respondNotModifiedIfFresh(req, res, page.tip)) return;
-    res.json(cursorPage(page, limit, txCursorOf, (r) => toPrincipalTransactionResponse(principal, r)));
+    // JSON text with each item's kept text copied in (ADR 0039); `send` keeps the JSON type.
+    const { results, ...head } = cursorPage(
+      page,
+      limit,
+      (r) => `${r.k_height}:${r.k_seq}:${r.k_index}`,
+      (r) => r.json,
+    );
+    res.send(`${JSON.stringify(head).slice(0, -1)},"results":[${results.join(',')}]}`);
   });
 
   router.get('/extended/v3/principals/:principal/transactions/:tx_id/balance-changes', async (req, res) => {
