@@ -5,6 +5,7 @@ import { pipelinedRequests as pipelined } from '@bda/test-support';
 import { pino } from 'pino';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { plainRoutes, type GetRoute } from './plain-routes';
+import { ReadRoutes } from './read-routes';
 
 /** A route that counts its runs and answers 304 when the client holds its one version (`W/"v1"`). */
 function countingRoute(): { route: GetRoute; runs: string[] } {
@@ -103,6 +104,29 @@ describe('plainRoutes: identical requests of one turn', () => {
       expect(shared.runs).toEqual(['7?', '7?']);
     } finally {
       on.server.close();
+    }
+  });
+});
+
+describe('plainRoutes: a body given as bytes', () => {
+  it('writes a handler’s UTF-8 bytes as they are, with their length, as JSON, for a pipelined request after them too', async () => {
+    const text = '{"token":"SP000000000000000000002Q6VF78.café::🙂","balance":"340282366920938463463374607431768211455"}';
+    const routes = new ReadRoutes();
+    routes.get('/test/bytes/:id', (req, res) => {
+      res.type('application/json').send(Buffer.from(req.params.id === 'a' ? text : '{}', 'utf8'));
+    });
+    const { server, port } = await serve(routes.routes[0]!, false);
+    try {
+      const answers = await pipelined(port, [get('/test/bytes/a'), get('/test/bytes/b')]);
+      expect(answers.map((a) => [a.status, a.body])).toEqual([
+        [200, text],
+        [200, '{}'],
+      ]);
+      // Bytes, not characters: the é and the emoji are 2 and 4 bytes.
+      expect(Number(answers[0]!.headers['content-length'])).toBe(text.length + 1 + 2);
+      expect(answers[0]!.headers['content-type']).toBe('application/json; charset=utf-8');
+    } finally {
+      server.close();
     }
   });
 });

@@ -36,8 +36,11 @@ export interface GetRoute {
 
 /** An answer with more than a JSON body. */
 export interface GetAnswer {
-  /** The body (empty for a 304). */
-  body: string;
+  /**
+   * The body (empty for a 304): a string, or its UTF-8 bytes when the handler has them already (a kept text spliced
+   * into a large answer), which are written as they are.
+   */
+  body: string | Buffer;
   /** 200 when absent; 304 (no body) when `respondNotModifiedIfFresh` found the client's copy current. */
   status?: number;
   /** `application/json; charset=utf-8` when absent; `''` for none (an answer without a body). */
@@ -248,7 +251,7 @@ function writeBody(
   res: ServerResponse,
   status: number,
   contentType: string,
-  text: string,
+  text: string | Buffer,
   headers?: Readonly<Record<string, string>>,
 ): void {
   if (res.headersSent || res.destroyed) {
@@ -258,7 +261,7 @@ function writeBody(
   if (headers) for (const name in headers) res.setHeader(name, headers[name]!);
   res.statusCode = status;
   if (contentType) res.setHeader('Content-Type', contentType);
-  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.setHeader('Content-Length', typeof text === 'string' ? Buffer.byteLength(text) : text.length);
   res.end(text);
 }
 

@@ -34,7 +34,7 @@ export class ReadReply {
   private code = 200;
   private contentType = 'application/json; charset=utf-8';
   private readonly headers: Record<string, string> = {};
-  private body: string | undefined;
+  private body: string | Buffer | undefined;
 
   status(code: number): this {
     this.code = code;
@@ -69,7 +69,8 @@ export class ReadReply {
     this.body = JSON.stringify(body);
   }
 
-  send(text: string): void {
+  /** The body as text, or as its UTF-8 bytes (written as they are: no copy of a large spliced answer into a string). */
+  send(text: string | Buffer): void {
     this.body = text;
   }
 
