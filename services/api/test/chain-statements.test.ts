@@ -182,8 +182,13 @@ describe('contract ABIs', () => {
         function_args: [{ hex: arg.hex, repr: arg.repr, name: 'dx', type: 'uint' }],
       });
     }
+    // The mempool page's kept texts (ADR 0041): its calls named from the same ABI.
     const mempool = await getPendingMempoolPage(api.db, { limit: 20, offset: 0 });
-    expect(mempool.rows.map((r) => r.tx_id)).toEqual([pending[1], pending[0], pending[2]].map((t) => t!.tx_id));
-    expect(mempool.abis).toStrictEqual(new Map([[pool, POOL_ABI]]));
+    const listed = JSON.parse(`[${mempool.texts}]`) as Array<{ tx_id: string; contract_call?: { function_signature: string } }>;
+    expect(listed.map((t) => t.tx_id)).toEqual([pending[1], pending[0], pending[2]].map((t) => t!.tx_id));
+    expect(listed.filter((t) => t.contract_call)).toHaveLength(2);
+    for (const t of listed.filter((t) => t.contract_call)) {
+      expect(t.contract_call!.function_signature).toBe('(define-public (swap (dx uint)))');
+    }
   });
 });

@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { testInfra } from '@bda/test-support';
+import { keepMempoolTxJson } from '@bda/db';
 import { testAddress } from '../src/testing/builders';
 import { startApi, type ApiHarness } from './support/api-harness';
 
@@ -172,6 +173,11 @@ describe('mempool_principal_stx through a story of the pending set', () => {
     ];
     const before = await checkTable(api, 'the fixture');
     await api.db('mempool_txs').insert(rows); // one statement, six rows
+    // The kept list texts of the pending ones, as the indexer writes them after such a statement (ADR 0041).
+    await keepMempoolTxJson(
+      api.db,
+      rows.map((r) => r.tx_id),
+    );
     expect(await checkTable(api, 'announced')).toBe(before + 5);
     await checkListTotals('announced');
 
@@ -179,6 +185,7 @@ describe('mempool_principal_stx through a story of the pending set', () => {
     expect(await checkTable(api, 'two mined at once')).toBe(before + 3);
 
     await api.db('mempool_txs').where({ tx_id: rows[5]!.tx_id }).update({ status: 'pending' });
+    await keepMempoolTxJson(api.db, [rows[5]!.tx_id]);
     expect(await checkTable(api, 'a dropped one pending again')).toBe(before + 4);
 
     await api.db('mempool_txs').where({ tx_id: rows[0]!.tx_id }).update({ status: 'pending' });

@@ -2,6 +2,8 @@
 import type { Knex } from 'knex';
 import {
   ADDRESS_TXS_LIST,
+  keepMempoolTxJson,
+  keepMempoolTxJsonOfBlocks,
   keepTxListJson,
   numberedListFillSql,
   type DbAddressTx,
@@ -71,6 +73,8 @@ export async function insertTxs(db: Knex, txs: DbTx[]): Promise<void> {
   );
   // As the indexer does: the list texts the api's pages read (tx_list_json, ADR 0035).
   await keepTxListJson(db, [...new Set(txs.map((t) => t.index_block_hash))]);
+  // And the kept texts of pending calls to the contracts they deploy (ADR 0041).
+  await keepMempoolTxJsonOfBlocks(db, [...new Set(txs.map((t) => t.index_block_hash))]);
 }
 
 export async function insertEvents(db: Knex, events: DbEvent[]): Promise<void> {
@@ -81,6 +85,11 @@ export async function insertEvents(db: Knex, events: DbEvent[]): Promise<void> {
 export async function insertMempoolTxs(db: Knex, txs: DbMempoolTx[]): Promise<void> {
   if (txs.length === 0) return;
   await db('mempool_txs').insert(txs.map((t) => ({ ...t, payload: json(t.payload), post_conditions: json(t.post_conditions) })));
+  // As the indexer does: the list texts of the pending ones (mempool_tx_json, ADR 0041).
+  await keepMempoolTxJson(
+    db,
+    txs.map((t) => t.tx_id),
+  );
 }
 
 /** History rows, numbered (migration 087's `seq`), plus the maintained per-address totals (as the indexer keeps them). */

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { advanceChainTip, reorgToTip, refreshChainTip } from './reorg';
 import { decideStreams, setUnconfirmedStreamsCanonical } from './microblock-streams';
 import { addressTxRows, type DeferredReadModels } from './read-models';
-import { keepTxListJson, type DbAddressTx } from '@bda/db';
+import { keepMempoolTxJsonOfBlocks, keepTxListJson, keepTxSummaryJson, type DbAddressTx } from '@bda/db';
 import type { NodeBlock, NodeTx } from './node-payloads';
 import { normalizeHex, sanitizeText, toJsonText } from './sanitize';
 import { eventJsonInsert, eventRow } from './event-rows';
@@ -96,6 +96,10 @@ export async function applyNewBlock(
   await writes.flush();
   // The list texts of its transactions (migration 095, ADR 0035), rendered from the rows just written.
   if (rows.txs.length > 0) await keepTxListJson(trx, [hash]);
+  // Their v3 summaries (migration 108, ADR 0042): written once, from the rows' own columns.
+  if (rows.txs.length > 0) await keepTxSummaryJson(trx, [hash]);
+  // The kept texts of pending calls to the contracts it deploys: their ABI arrives with it (ADR 0041).
+  if (rows.txs.some((t) => t.type_id === 'smart_contract')) await keepMempoolTxJsonOfBlocks(trx, [hash]);
   // The naming read models follow the canonical chain (ADR 0022); a reorg recomputes them in `setCanonical`.
   if (extendsTip)
     await applyBnsBlock(trx, { index_block_hash: hash, block_height: block.block_height, txs: rows.txs, events: rows.events });

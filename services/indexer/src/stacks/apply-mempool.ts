@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { keepMempoolTxJson } from '@bda/db';
 import type { Logger } from 'pino';
 import type { NodeDropMempoolTx } from './node-payloads';
 import { normalizeHex } from './sanitize';
@@ -86,6 +87,11 @@ export async function applyNewMempoolTxs(
     }),
   );
   await writes.flush();
+  // The list texts of those pending now (ADR 0041), rendered from the rows just written, in the same transaction.
+  await keepMempoolTxJson(
+    trx,
+    rows.map((r) => r.tx_id),
+  );
   return problems;
 }
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { keepTxListJson } from '@bda/db';
+import { keepMempoolTxJsonOfBlocks, keepTxListJson } from '@bda/db';
 import type { NodeBlock } from './node-payloads';
 import { addCanonicalBlockReadModels, removeAddressTxs, restoreOrphanedToMempool } from './read-models';
 import { normalizeHex } from './sanitize';
@@ -81,6 +81,10 @@ export async function reorgToTip(
   // A block that joins the canonical chain now decides its parent's microblocks, as it would have on arrival.
   await redecideStreams(trx, branchHashes);
   await restoreOrphanedToMempool(trx, orphaned, receiptTime);
+  // The kept texts of pending transactions (ADR 0041): those sent back to the mempool, and the calls to contracts
+  // whose first canonical deploy (their ABI) left or joined the canonical chain with these blocks.
+  await keepMempoolTxJsonOfBlocks(trx, orphaned, { restored: true });
+  await keepMempoolTxJsonOfBlocks(trx, branchHashes);
   return branchHashes.length - orphaned.length;
 }
 

@@ -7,7 +7,7 @@ import { noStore, respondNotModifiedIfFresh } from '../../http-cache';
 import { parsePage, parsePrincipal, queryBoolean } from '../../params';
 import { getPendingMempoolPage } from '../../chain/datastore/mempool';
 import { toEventResponses } from '../../chain/mappers/event';
-import { toMempoolTransactionResponse, withoutFunctionArgs } from '../../chain/mappers/tx';
+import { toMempoolListJson } from '../../chain/mappers/tx';
 import { getAddressAssets } from '../datastore/address-assets';
 import { getInboundStxTransfers } from '../datastore/stx-inbound';
 import { parseHeightRange, parseUntilBlock } from './account-params';
@@ -60,14 +60,11 @@ export function addressActivityRoutes(db: Knex, limits: PageLimits): GetRoute[] 
     // Accepted for the reference API's clients: since Nakamoto there are no unconfirmed microblock transactions.
     queryBoolean(req.query, 'unanchored');
     const exclude = queryBoolean(req.query, 'exclude_function_args');
-    const { rows, total, abis } = await getPendingMempoolPage(db, { address: principal, ...page });
+    const { texts, total } = await getPendingMempoolPage(db, { address: principal, ...page });
     markDeprecated(res);
     noStore(res);
-    res.json({
-      ...page,
-      total,
-      results: rows.map((r) => withoutFunctionArgs(toMempoolTransactionResponse(r, abis), exclude)),
-    });
+    // JSON text with the kept list texts copied in (ADR 0041).
+    res.send(toMempoolListJson({ ...page, total }, texts, exclude));
   });
 
   return router.routes;

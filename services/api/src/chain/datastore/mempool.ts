@@ -1,29 +1,12 @@
 import type { Knex } from 'knex';
-import type { DbMempoolTx } from '@bda/db';
-import { ABI_SELECT, abisOf, calledContract, deployAbi, firstCallOf, type ContractAbis } from './contract-abis';
-import { query, rowsCarrying, statement, type Statement } from '../../datastore/read-statement';
+import { MEMPOOL_TX_JSON_COLUMNS, UnexpectedRowError, type DbMempoolTxJsonRow } from '@bda/db';
+import { query, statement, type Statement } from '../../datastore/read-statement';
 
 /** A mempool row without its raw bytes. */
-export type DbMempoolTxRow = Omit<DbMempoolTx, 'raw_tx'>;
+export type DbMempoolTxRow = DbMempoolTxJsonRow;
 
-const MEMPOOL_COLUMNS = [
-  'tx_id',
-  'type_id',
-  'sender_address',
-  'sponsor_address',
-  'nonce',
-  'sponsor_nonce',
-  'fee_rate',
-  'payload',
-  'post_conditions',
-  'post_condition_mode',
-  'anchor_mode',
-  'contract_id',
-  'status',
-  'replaced_by_tx_id',
-  'receipt_time',
-  'receipt_block_height',
-];
+/** The columns a mempool row is rendered from: `@bda/db`'s list, the one the indexer renders its kept texts from. */
+const MEMPOOL_COLUMNS = MEMPOOL_TX_JSON_COLUMNS;
 
 /** `alias.<column>` for each mempool column, named `<prefix><column>` (read back by `prefixedMempoolTxOf`). */
 export function mempoolSelect(alias: string, prefix = ''): string {
@@ -87,75 +70,74 @@ function pendingMatching(filter: { sender: boolean; recipient: boolean; address:
 /** The column of `mempool_principal_counts` (migration 090) that is the total of a list with one filter. */
 const KEPT_COUNT = { sender: 'as_sender', recipient: 'as_recipient', address: 'as_party' } as const;
 
-/**
- * A page of pending transactions with the number of pending transactions matching the filter and the ABIs of the
- * contracts the page calls, in one statement (`$1` limit, `$2` offset, then the filter's values).
- * - The number is a kept row: of all pending transactions (migration 086), or of the principal's under the one filter
- *   given (migration 090); only `sender_address` with `recipient_address` counts, over the sender's pending rows.
- * - A later page (`walk`) skips its offset over index entries only (`tx_id` is in each order's partial index), then
- *   reads the page's rows by primary key (`OFFSET 0` keeps that LATERAL whole), as the address history does (ADR
- *   0017): a deep page does not read the rows it skips. The walk itself is bounded by the node's mempool (or the
- *   principal's pending rows under a filter); the size order's index is on an expression, so it reads the rows it
- *   skips. The rows are numbered after the LIMIT (a window over the page, not over every entry skipped: offset 980,
- *   0.54–0.86 against 0.82–1.24 ms in pgbench).
- * - The first page (offset 0) skips nothing, so it reads its rows straight from the order's index scan: one heap row
- *   each, instead of an index-only entry and a primary-key probe (4 buffers) each (85 against about 25 buffers).
- */
-function pendingPage(
-  orderBy: MempoolOrderBy,
-  order: 'asc' | 'desc',
-  filter: Parameters<typeof pendingMatching>[0],
-  walk: boolean,
-): string {
-  const where = pendingMatching(filter);
-  const given = (['sender', 'recipient', 'address'] as const).filter((f) => filter[f]);
+/** Pending rows (`tx_id`, `sort_key`) of one index range: `condition` over `mempool_txs m`, the order's first `$1 + $2`. */
+function addressBranch(orderBy: MempoolOrderBy, order: 'asc' | 'desc', condition: string): string {
   const key = ORDER_KEYS[orderBy];
+  return `(SELECT m.tx_id, ${key('m')} AS sort_key FROM mempool_txs m WHERE m.status = 'pending' AND ${condition}
+     ORDER BY ${ordering(orderBy, order, 'm', key('m'))} LIMIT $1::bigint + $2::bigint)`;
+}
+
+/**
+ * The keys (`tx_id`, `sort_key`) of the page's pending rows in the order, `$1` limit, `$2` offset.
+ * - The offset is skipped over index entries only (`tx_id` is in each order's partial index): a deep page reads no
+ *   row it skips. The walk is bounded by the node's mempool (or the principal's pending rows under a filter); the
+ *   size order's index is on an expression, so it reads the rows it skips.
+ * - `address` in the age order (the default, and v1 `/address/{p}/mempool`) is the union of three index ranges, each
+ *   cut at the page's end (`mempool_pending_sender`, `_recipient`, `_contract`, all in the age order): at most
+ *   `3 × (limit + offset)` entries, however many the principal has pending, instead of a bitmap OR over all of them
+ *   and a sort. A transaction in two ranges (a self-transfer) is one row of the union. The other orders keep the OR.
+ */
+function pageKeys(orderBy: MempoolOrderBy, order: 'asc' | 'desc', filter: Parameters<typeof pendingMatching>[0]): string {
+  const key = ORDER_KEYS[orderBy];
+  if (filter.address && orderBy === 'age') {
+    const branches = ['m.sender_address = $3', "m.payload->>'recipient_address' = $3", 'm.contract_id = $3'];
+    return `SELECT u.tx_id, u.sort_key FROM (${branches.map((b) => addressBranch(orderBy, order, b)).join(' UNION ')}) u
+      ORDER BY ${ordering(orderBy, order, 'u', 'u.sort_key')} LIMIT $1 OFFSET $2`;
+  }
+  return `SELECT m.tx_id, ${key('m')} AS sort_key FROM mempool_txs m WHERE ${pendingMatching(filter)}
+      ORDER BY ${ordering(orderBy, order, 'm', key('m'))} LIMIT $1 OFFSET $2`;
+}
+
+/**
+ * A page of pending transactions as the kept list texts (`mempool_tx_json`, migration 105, ADR 0041) joined with
+ * `,` in the order, with the number of pending transactions matching the filter, in one statement (`$1` limit, `$2`
+ * offset, then the filter's values). The number is a kept row: of all pending transactions (migration 086), or of
+ * the principal's under the one filter given (migration 090); only `sender_address` with `recipient_address`
+ * counts, over the sender's pending rows. Each key is joined to its text by primary key in a LATERAL that `OFFSET 0`
+ * keeps whole (ADR 0017: a generic plan could otherwise hash-join a guessed share of the table). `n` and `kept`
+ * count the page's keys and texts: a pending row without its text is an indexer/api mismatch.
+ */
+function pendingPage(orderBy: MempoolOrderBy, order: 'asc' | 'desc', filter: Parameters<typeof pendingMatching>[0]): string {
+  const given = (['sender', 'recipient', 'address'] as const).filter((f) => filter[f]);
   const total =
     given.length === 0
       ? 'SELECT pending AS total FROM mempool_pending_count'
       : given.length === 1
         ? `SELECT coalesce((SELECT k.${KEPT_COUNT[given[0]!]} FROM mempool_principal_counts k WHERE k.principal = $3), 0) AS total`
-        : `SELECT count(*) AS total FROM mempool_txs m WHERE ${where}`;
-  const rows = walk
-    ? `SELECT r.*, k.pos
-       FROM (
-         SELECT w.tx_id, row_number() OVER (ORDER BY ${ordering(orderBy, order, 'w', 'w.sort_key')}) AS pos
-         FROM (
-           SELECT m.tx_id, ${key('m')} AS sort_key
-           FROM mempool_txs m WHERE ${where}
-           ORDER BY ${ordering(orderBy, order, 'm', key('m'))} LIMIT $1 OFFSET $2
-         ) w
-       ) k
-       CROSS JOIN LATERAL (
-         SELECT ${mempoolSelect('m')}, ${calledContract('m')} AS called FROM mempool_txs m WHERE m.tx_id = k.tx_id OFFSET 0
-       ) r`
-    : `SELECT r.*, row_number() OVER (ORDER BY ${ordering(orderBy, order, 'r', 'r.sort_key')}) AS pos
-       FROM (
-         SELECT ${mempoolSelect('m')}, ${calledContract('m')} AS called, ${key('m')} AS sort_key
-         FROM mempool_txs m WHERE ${where}
-         ORDER BY ${ordering(orderBy, order, 'm', key('m'))} LIMIT $1 OFFSET $2
-       ) r`;
-  return `SELECT c.total, ${mempoolSelect('h')}, ${ABI_SELECT}
+        : `SELECT count(*) AS total FROM mempool_txs m WHERE ${pendingMatching(filter)}`;
+  return `SELECT c.total, p.texts, p.n, p.kept
    FROM (${total}) c
-   LEFT JOIN LATERAL (
-     SELECT page.*, ${firstCallOf('page')} AS first_call
-     FROM (${rows}) page
-   ) h ON true
-   ${deployAbi('h.first_call')}
-   ORDER BY h.pos`;
+   CROSS JOIN LATERAL (
+     SELECT string_agg(j.json, ',' ORDER BY k.pos) AS texts, count(*) AS n, count(j.json) AS kept
+     FROM (
+       SELECT w.tx_id, row_number() OVER (ORDER BY ${ordering(orderBy, order, 'w', 'w.sort_key')}) AS pos
+       FROM (${pageKeys(orderBy, order, filter)}) w
+     ) k
+     LEFT JOIN LATERAL (SELECT j.json FROM mempool_tx_json j WHERE j.tx_id = k.tx_id OFFSET 0) j ON true
+   ) p`;
 }
 
-/** One statement per order, combination of filters and kind of page, built when first asked for (60 at most). */
+/** One statement per order and combination of filters, built when first asked for (30 at most). */
 const PAGES = new Map<string, Statement>();
 
 /**
- * Pending transactions in the requested order, the number matching the filter, and the ABIs of the contracts the
- * page calls: one statement (one snapshot).
+ * Pending transactions in the requested order as their kept list texts joined with `,` (`''` for none), and the
+ * number matching the filter: one statement (one snapshot).
  */
 export async function getPendingMempoolPage(
   db: Knex,
   opts: MempoolFilter & { limit: number; offset: number; orderBy?: MempoolOrderBy; order?: 'asc' | 'desc' },
-): Promise<{ rows: DbMempoolTxRow[]; total: number; abis: ContractAbis }> {
+): Promise<{ texts: string; count: number; total: number }> {
   const { senderAddress, recipientAddress, address } = opts;
   const filter = {
     sender: senderAddress !== undefined,
@@ -164,20 +146,15 @@ export async function getPendingMempoolPage(
   };
   const orderBy = opts.orderBy ?? 'age';
   const order = opts.order ?? 'desc';
-  const walk = opts.offset > 0;
-  const key = `${orderBy} ${order} ${+filter.sender}${+filter.recipient}${+filter.address} ${+walk}`;
+  const key = `${orderBy} ${order} ${+filter.sender}${+filter.recipient}${+filter.address}`;
   let s = PAGES.get(key);
-  if (!s) PAGES.set(key, (s = statement(pendingPage(orderBy, order, filter, walk))));
+  if (!s) PAGES.set(key, (s = statement(pendingPage(orderBy, order, filter))));
   const values: unknown[] = [opts.limit, opts.offset];
   for (const v of [senderAddress, recipientAddress, address]) if (v !== undefined) values.push(v);
-  const rows = await query<{ total: string; tx_id: string | null; abi_contract_id: string | null; contract_abi: unknown }>(
-    db,
-    s,
-    values,
-  );
-  return {
-    rows: rowsCarrying<DbMempoolTxRow>(rows, 'tx_id'),
-    total: Number(rows[0]?.total ?? 0),
-    abis: abisOf(rows),
-  };
+  const [row] = await query<{ total: string; texts: string | null; n: string; kept: string }>(db, s, values);
+  if (!row) throw new UnexpectedRowError('the mempool page statement returned no row');
+  if (row.kept !== row.n) {
+    throw new UnexpectedRowError(`${Number(row.n) - Number(row.kept)} pending transactions of the page have no kept list text`);
+  }
+  return { texts: row.texts ?? '', count: Number(row.n), total: Number(row.total) };
 }

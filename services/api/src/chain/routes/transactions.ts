@@ -1,11 +1,10 @@
 import type { GetRoute } from '../../plain-routes';
 import { ReadRoutes } from '../../read-routes';
 import { InputError, NotFoundError } from '@bda/common';
-import type { MempoolTransactionListResponse } from '../../api-types';
 import { getPendingMempoolPage } from '../datastore/mempool';
 import { getTxById } from '../datastore/txs';
 import { noStore, respondNotModifiedIfFresh } from '../../http-cache';
-import { toMempoolTransactionResponse, toTransactionResponse, withoutFunctionArgs } from '../mappers/tx';
+import { toMempoolListJson, toMempoolTransactionResponse, toTransactionResponse, withoutFunctionArgs } from '../mappers/tx';
 import { parsePage, parsePrincipal, parseTxId, queryBoolean, queryEnum, queryString } from '../../params';
 import type { RouteContext } from './context';
 
@@ -35,15 +34,10 @@ export function transactionsRoutes(ctx: RouteContext): GetRoute[] {
     // Accepted for the reference API's clients: since Nakamoto there are no unconfirmed microblock transactions.
     queryBoolean(req.query, 'unanchored');
     const exclude = queryBoolean(req.query, 'exclude_function_args');
-    const { rows, total, abis } = await getPendingMempoolPage(ctx.db, { ...filter, limit, offset, orderBy, order });
+    const { texts, total } = await getPendingMempoolPage(ctx.db, { ...filter, limit, offset, orderBy, order });
     noStore(res);
-    const body: MempoolTransactionListResponse = {
-      limit,
-      offset,
-      total,
-      results: rows.map((r) => withoutFunctionArgs(toMempoolTransactionResponse(r, abis), exclude)),
-    };
-    res.json(body);
+    // JSON text with the kept list texts copied in (ADR 0041); `send` keeps the JSON type.
+    res.send(toMempoolListJson({ limit, offset, total }, texts, exclude));
   });
 
   router.get('/extended/v1/tx/:tx_id', async (req, res) => {
