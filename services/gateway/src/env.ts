@@ -121,6 +121,12 @@ export const envSchema = z.object({
   /** Largest api answer shared that way, in bytes; a bigger one is forwarded to each request on its own. */
   GATEWAY_SHARE_MAX_BYTES: positiveInt.default(4 * 1024 * 1024),
   /**
+   * The fast path (ADR 0044): a keep-alive `GET`/`HEAD` without a body that arrives whole in one read is parsed and
+   * answered straight on its socket, without node:http's request and response streams; every other request, and its
+   * connection from then on, is node:http's. `false` sends everything through node:http.
+   */
+  GATEWAY_FAST_PATH: envBoolean.default(true),
+  /**
    * Origins whose browser scripts may call the gateway (CORS): `*` for any (the default; keys are headers, never
    * cookies), a comma-separated list of origins such as `https://wallet.example`, or empty to send no CORS headers.
    */

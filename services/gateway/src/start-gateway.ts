@@ -12,6 +12,7 @@ import { buildAdminApp, buildApp, type GatewayDeps } from './build-app';
 import type { GatewayEnv } from './env';
 import { KeyStore } from './keys/key-store';
 import { createGatewayMetrics } from './metrics';
+import { attachFastPath } from './proxy/fast-path';
 import { isOwnPath, proxyRequest } from './proxy/gateway-handler';
 import { SameTurnForwards } from './proxy/same-turn-forwards';
 import { InvalidKeyBudget } from './rate-limit/invalid-key-budget';
@@ -88,6 +89,13 @@ export async function startGateway(env: GatewayEnv, logger: Logger, mode: 'singl
     shutdown,
     'http server',
   );
+  if (env.GATEWAY_FAST_PATH) {
+    const fastPath = attachFastPath(publicSide.server, proxy, {
+      serves: (url) => !isOwnPath(url),
+      headersTimeoutMs: env.GATEWAY_HEADERS_TIMEOUT_MS,
+    });
+    shutdown.register('intake', 'fast path connections', () => fastPath.closeIdle());
+  }
   // Live updates (ADR 0025): WebSocket upgrades to the api's /socket.io/ and /extended/v1/ws, keyed and counted.
   const websockets = attachWebSocketProxy(publicSide.server, {
     ...deps,
