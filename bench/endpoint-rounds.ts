@@ -3,8 +3,11 @@ import { BenchInvalidError, formatSpread } from './spread';
 
 export interface EndpointRoundsOptions {
   baseUrl: string;
-  /** `[name, path]` of each endpoint, in the order of the first round. */
-  endpoints: ReadonlyArray<readonly [string, string]>;
+  /**
+   * `[name, path]` of each endpoint, in the order of the first round; a list of paths instead of one spreads that
+   * endpoint's load over them (`LoadOptions.paths`: many principals' answers instead of one's).
+   */
+  endpoints: ReadonlyArray<readonly [string, string | readonly string[]]>;
   rounds: number;
   seconds: number;
   connections: number;
@@ -27,10 +30,12 @@ export async function measureEndpointRounds(o: EndpointRoundsOptions): Promise<v
   for (let round = 0; round < o.rounds; round++) {
     const order = o.endpoints.map((_, i) => o.endpoints[(i + round) % o.endpoints.length]!);
     console.log(`round ${round + 1}/${o.rounds}`);
-    for (const [name, path] of order) {
-      await httpLoad(o.baseUrl + path, { seconds: Math.min(2, o.seconds), connections: o.connections }); // warm-up
+    for (const [name, target] of order) {
+      const [path, paths] = typeof target === 'string' ? [target, undefined] : [target[0]!, target];
+      const url = o.baseUrl + path;
+      await httpLoad(url, { seconds: Math.min(2, o.seconds), connections: o.connections, paths }); // warm-up
       const before = o.cpu();
-      const load = await httpLoad(o.baseUrl + path, { seconds: o.seconds, connections: o.connections });
+      const load = await httpLoad(url, { seconds: o.seconds, connections: o.connections, paths });
       const after = o.cpu();
       const requests = Math.max(1, load.rps * o.seconds);
       const r: Run = {

@@ -1,5 +1,8 @@
 import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** What one load run measured: requests a second, latency quantiles in ms, and the answers that were not 200. */
 export interface Load {
@@ -19,6 +22,12 @@ export interface LoadOptions {
   timeoutSeconds?: number;
   /** A JSON body to POST instead of a GET; `nodeLoad` only (wrk takes it through `script`). */
   postJson?: string;
+  /**
+   * GETs of these paths (with their queries) on the url's origin, in turn, instead of the url itself: a load spread
+   * over many keys (each connection takes the next path; wrk's two threads start half the list apart). Not with
+   * `script` or `postJson`.
+   */
+  paths?: readonly string[];
 }
 
 /** Whether Debian's `wrk` is installed (`make bench` installs it). */
@@ -39,7 +48,44 @@ export function httpLoad(url: string, opts: LoadOptions): Promise<Load> {
 const toMs = (value: string, unit: string) => Number(value) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : 1);
 
 /** `wrk` with two threads, read from its `--latency` report. */
-export function wrkLoad(url: string, { seconds, connections, headers = {}, script, timeoutSeconds }: LoadOptions): Promise<Load> {
+export async function wrkLoad(url: string, opts: LoadOptions): Promise<Load> {
+  if (!opts.paths) return wrkRun(url, opts);
+  if (opts.script) throw new Error('wrkLoad: paths and script are exclusive');
+  const dir = mkdtempSync(join(tmpdir(), 'wrk-paths-'));
+  try {
+    const script = join(dir, 'paths.lua');
+    writeFileSync(script, pathsScript(opts.paths));
+    return await wrkRun(url, { ...opts, script });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A wrk script that sends GETs of `paths` in turn, each thread from its own place in the list (the first at the
+ * start, the second half the list further), every request formatted once at the start.
+ */
+function pathsScript(paths: readonly string[]): string {
+  const list = paths.map((p) => JSON.stringify(p)).join(',\n');
+  return `local paths = {\n${list}\n}
+local threads = 0
+function setup(thread)
+  thread:set("first", threads * math.floor(#paths / 2))
+  threads = threads + 1
+end
+local requests, at = {}, 0
+function init(args)
+  for i, p in ipairs(paths) do requests[i] = wrk.format("GET", p) end
+  at = first or 0
+end
+function request()
+  at = at % #requests + 1
+  return requests[at]
+end
+`;
+}
+
+function wrkRun(url: string, { seconds, connections, headers = {}, script, timeoutSeconds }: LoadOptions): Promise<Load> {
   return new Promise((resolve, reject) => {
     const h = Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
     const s = [...(script ? ['-s', script] : []), ...(timeoutSeconds ? ['--timeout', `${timeoutSeconds}s`] : [])];
@@ -67,7 +113,10 @@ export function wrkLoad(url: string, { seconds, connections, headers = {}, scrip
 }
 
 /** `connections` keep-alive request loops for `seconds`: the generator when `wrk` is missing. */
-export async function nodeLoad(url: string, { seconds, connections, headers = {}, postJson }: LoadOptions): Promise<Load> {
+export async function nodeLoad(url: string, { seconds, connections, headers = {}, postJson, paths }: LoadOptions): Promise<Load> {
+  if (paths && postJson !== undefined) throw new Error('nodeLoad: paths and postJson are exclusive');
+  const origin = new URL(url).origin;
+  let next = 0;
   const agent = new Agent({ keepAlive: true, maxSockets: connections });
   const latencies: number[] = [];
   let errors = 0;
@@ -78,7 +127,8 @@ export async function nodeLoad(url: string, { seconds, connections, headers = {}
       const post =
         postJson === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(postJson) };
       const method = postJson === undefined ? 'GET' : 'POST';
-      const req = request(url, { agent, method, headers: { ...headers, ...post } }, (res) => {
+      const target = paths ? origin + paths[next++ % paths.length]! : url;
+      const req = request(target, { agent, method, headers: { ...headers, ...post } }, (res) => {
         res.resume();
         res.on('end', () => {
           if (res.statusCode !== 200) errors++;

@@ -8,8 +8,11 @@
  * indexer) as further blocks of 500: each a real STX transfer of the principal from the fixtures' pool (made unique by
  * its memo) with an `stx_transfer_event` (every other one paying the principal, with a memo) and an `ft_mint_event` of
  * one of BENCH_FT_KINDS tokens to the principal.
- * The fill must end with no dead letter, the last block as the tip, and the principal's history and token count as
- * generated. `BENCH_REUSE` measures on a directory a `BENCH_KEEP=1` run of this bench kept (migrated first: only the api runs).
+ * Then BENCH_HOLDERS principals (1,000) holding 20–200 FT kinds and 1–20 NFT values each, in blocks of 100 holders
+ * (one transaction a holder: an STX payment and the mints), added once to a reused database that lacks them; the
+ * balance and nonce reads are also measured spread over them (one path per holder, in turn).
+ * The fill must end with no dead letter, the last block as the tip, and the principal's history and token count and
+ * the holders' kinds and values as generated. `BENCH_REUSE` measures on a directory a `BENCH_KEEP=1` run of this bench kept (migrated first: only the api runs).
  *
  * One api process (one worker) serves; every endpoint must answer 200 first; BENCH_ROUNDS rounds alternate the
  * endpoints, and the summary gives each figure's median and spread. A non-200 answer or socket error under load makes
@@ -19,16 +22,16 @@
  *   npx tsx bench/accounts/account-reads.ts
  *   env: BENCH_BLOCKS=4000 BENCH_PRINCIPAL_TXS=100000 BENCH_FT_KINDS=1000 BENCH_SECONDS=5 BENCH_CONNECTIONS=16
  *        BENCH_ROUNDS=3 BENCH_KEEP=1 (keeps .tmp/bench-accounts-<pid>) BENCH_REUSE=<dir> BENCH_BASE=<chain-reads dir>
- *        BENCH_ONLY=<text> (only the endpoints whose name contains it)
+ *        BENCH_ONLY=<text> (only the endpoints whose name contains it) BENCH_HOLDERS=1000
  */
 import { availableParallelism } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import knex, { type Knex } from 'knex';
 import type pg from 'pg';
 import { startPostgres } from '@bda/test-support';
-import { txIdFromBytes } from '@bda/stacks-codec';
+import { encodeStacksAddress, txIdFromBytes } from '@bda/stacks-codec';
 import type { RecordedEvent } from '@bda/observer';
 import { replayEvents } from '../../scripts/lib/replay-events';
 import { ROOT } from '../../scripts/lib/service-process';
@@ -53,6 +56,10 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** The api's workers: BENCH_API_WORKERS, `default` for the api's own default (one per CPU); 1 when unset. */
 const API_WORKERS =
   process.env.BENCH_API_WORKERS === 'default' ? availableParallelism() : Number(process.env.BENCH_API_WORKERS ?? 1);
+/** Principals holding many token kinds each (FT and NFT), for the balance reads spread over many keys. */
+const HOLDERS = Number(process.env.BENCH_HOLDERS ?? 1000);
+const HOLDERS_PER_BLOCK = 100;
+const HOLDER_BLOCKS = Math.ceil(HOLDERS / HOLDERS_PER_BLOCK);
 const PENDING_BLOCKS = 20;
 const TXS_PER_BLOCK = 500;
 const PRINCIPAL_BLOCKS = Math.ceil(PRINCIPAL_TXS / TXS_PER_BLOCK);
@@ -149,6 +156,107 @@ function principalBlocks(tip: Tip, principal: string, transfers: PoolTransfer[])
 
 const tokenOf = (principal: string, k: number) => `${principal}.bench-tokens::t${k}`;
 
+/** The `h`th holder: a mainnet single-signature address of its own. */
+const holderOf = (h: number) =>
+  encodeStacksAddress(22, createHash('sha256').update(`bench-holder-${h}`).digest().subarray(0, 20));
+/** How many FT kinds the `h`th holder holds (20–200) and how many NFT values (1–20). */
+const holderFtKinds = (h: number) => 20 + ((h * 37) % 181);
+const holderNfts = (h: number) => 1 + ((h * 13) % 20);
+/** The FT kinds of the holders (`<issuer>.bench-kinds::k<j>`) and their NFT classes (`<issuer>.bench-nfts::n<j>`). */
+const holderFt = (issuer: string, j: number) => `${issuer}.bench-kinds::k${j}`;
+const holderNft = (issuer: string, j: number) => `${issuer}.bench-nfts::n${j}`;
+/** Amounts that differ from holder to holder and kind to kind (so the v3 lists' balance order is not the asset order). */
+const holderAmount = (h: number, j: number) => String(((h * 7919 + j * 104_729) % 1_000_000) + 1);
+/** Every holder's FT kinds and NFT values, as the fill makes them. */
+const HOLDER_FT_ROWS = Array.from({ length: HOLDERS }, (_, h) => holderFtKinds(h)).reduce((a, b) => a + b, 0);
+const HOLDER_NFT_ROWS = Array.from({ length: HOLDERS }, (_, h) => holderNfts(h)).reduce((a, b) => a + b, 0);
+
+/**
+ * The holders' blocks on top of `tip`: one transaction a holder (a copy of a pool transfer, made unique by its memo)
+ * whose events pay it STX, mint it `holderFtKinds(h)` kinds of `<issuer>.bench-kinds` and `holderNfts(h)` values of
+ * the five `<issuer>.bench-nfts` classes.
+ */
+function holderBlocks(tip: Tip, issuer: string, transfers: PoolTransfer[]): RecordedEvent[] {
+  const events: RecordedEvent[] = [];
+  const hex = (n: number) => `0x${randomBytes(n).toString('hex')}`;
+  let parentIndex = tip.index_block_hash;
+  let parentHash = tip.block_hash;
+  for (let b = 1; b <= HOLDER_BLOCKS; b++) {
+    const height = tip.block_height + b;
+    const index = hex(32);
+    const blockHash = hex(32);
+    const txs = [];
+    const evs = [];
+    let eventIndex = 0;
+    for (let i = 0; i < HOLDERS_PER_BLOCK; i++) {
+      const h = (b - 1) * HOLDERS_PER_BLOCK + i;
+      if (h >= HOLDERS) break;
+      const holder = holderOf(h);
+      const transfer = transfers[h % transfers.length]!;
+      const raw = Buffer.from(transfer.rawTx.slice(2), 'hex');
+      raw.write(`h:${height}:${i}`.padEnd(34, '\0'), raw.length - 34, 'latin1');
+      const txid = txIdFromBytes(raw);
+      txs.push({
+        txid,
+        raw_tx: `0x${raw.toString('hex')}`,
+        raw_result: '0x0703',
+        status: 'success',
+        tx_index: i,
+        contract_abi: null,
+        execution_cost: { read_count: 0, read_length: 0, runtime: 0, write_count: 0, write_length: 0 },
+        microblock_hash: null,
+        microblock_sequence: null,
+        microblock_parent_hash: null,
+      });
+      const event = (type: string, body: object) => ({ txid, event_index: eventIndex++, committed: true, type, [type]: body });
+      evs.push(event('stx_transfer_event', { sender: transfer.sender, recipient: holder, amount: transfer.amount, memo: '' }));
+      for (let j = 0; j < holderFtKinds(h); j++) {
+        // Kinds shifted per holder, so the holders share kinds and each holds a range of its own.
+        const k = (h + j) % 200;
+        evs.push(
+          event('ft_mint_event', { asset_identifier: holderFt(issuer, k), recipient: holder, amount: holderAmount(h, k) }),
+        );
+      }
+      for (let v = 0; v < holderNfts(h); v++) {
+        const value = BigInt(h * 100 + v);
+        evs.push(
+          event('nft_mint_event', {
+            asset_identifier: holderNft(issuer, v % 5),
+            recipient: holder,
+            value: { UInt: Number(value) },
+            raw_value: `0x01${value.toString(16).padStart(32, '0')}`,
+          }),
+        );
+      }
+    }
+    const burn = tip.burn_block_height + b;
+    const body = {
+      block_hash: blockHash,
+      index_block_hash: index,
+      parent_block_hash: parentHash,
+      parent_index_block_hash: parentIndex,
+      parent_microblock: `0x${'00'.repeat(32)}`,
+      parent_microblock_sequence: 0,
+      miner_txid: hex(32),
+      burn_block_hash: hex(32),
+      burn_block_height: burn,
+      burn_block_time: 1_700_000_000 + burn * 600,
+      block_height: height,
+      parent_burn_block_hash: hex(32),
+      parent_burn_block_height: burn - 1,
+      parent_burn_block_timestamp: 1_700_000_000 + (burn - 1) * 600,
+      transactions: txs,
+      events: evs,
+      matured_miner_rewards: [],
+    };
+    const receivedAt = new Date(1_800_000_000_000 + height * 5_000).toISOString();
+    events.push({ id: String(events.length + 1), receivedAt, path: '/new_block', body: JSON.stringify(body) });
+    parentIndex = index;
+    parentHash = blockHash;
+  }
+  return events;
+}
+
 /** A plan node of `EXPLAIN (FORMAT JSON)` as auto_explain logs it. */
 interface PlanNode {
   'Node Type': string;
@@ -229,10 +337,18 @@ async function busOf(databaseUrl: string): Promise<TestSystem> {
   }
 }
 
+/** How many principals hold the holders' FT kinds (0 before the holders were added). */
+async function holdersIn(db: Knex): Promise<number> {
+  const { rows } = (await db.raw(
+    `SELECT count(DISTINCT principal) AS n FROM token_balances WHERE kind = 'ft' AND asset_identifier LIKE '%.bench-kinds::k%'`,
+  )) as { rows: Array<{ n: string }> };
+  return Number(rows[0]!.n);
+}
+
 async function main(): Promise<void> {
   if (process.argv.includes('--help')) {
     console.log(
-      'npx tsx bench/accounts/account-reads.ts   (env: BENCH_BLOCKS=4000 BENCH_PRINCIPAL_TXS=100000 BENCH_FT_KINDS=1000 BENCH_SECONDS=5 BENCH_CONNECTIONS=16 BENCH_ROUNDS=3 BENCH_KEEP=1 BENCH_REUSE=<dir> BENCH_BASE=<chain-reads dir> BENCH_ONLY=<text>)',
+      'npx tsx bench/accounts/account-reads.ts   (env: BENCH_BLOCKS=4000 BENCH_PRINCIPAL_TXS=100000 BENCH_FT_KINDS=1000 BENCH_SECONDS=5 BENCH_CONNECTIONS=16 BENCH_ROUNDS=3 BENCH_KEEP=1 BENCH_REUSE=<dir> BENCH_BASE=<chain-reads dir> BENCH_ONLY=<text> BENCH_HOLDERS=1000)',
     );
     return;
   }
@@ -248,11 +364,14 @@ async function main(): Promise<void> {
   const { transfers } = fixtureTransferPool();
   try {
     const filled = reuse || base ? await filledDatabase(server.url) : undefined;
+    // A reused database gets the holders once (the first run that asks for them adds them, through the pipeline).
+    let addHolders = HOLDERS > 0 && !reuse;
     if (filled && reuse) {
-      // The indexer migrates on start; only the api runs on a reused database.
+      // The indexer migrates on start; only the api runs on a reused database, unless the holders are to be added.
       const db = createDb({ connectionString: filled, maxConnections: 1 });
       try {
         await migrateLatest(db);
+        addHolders = HOLDERS > 0 && (await holdersIn(db)) === 0;
       } finally {
         await db.destroy();
       }
@@ -264,8 +383,8 @@ async function main(): Promise<void> {
       kafkaBrokers: '',
       databaseUrl: filled,
       // The indexer of a copied database goes on where it stopped: on the same bus topic (its position is the topic's).
-      ...(filled && !reuse ? { shareBusWith: await busOf(filled) } : {}),
-      services: reuse ? ['api'] : ['indexer', 'observer', 'api'],
+      ...(filled && (!reuse || addHolders) ? { shareBusWith: await busOf(filled) } : {}),
+      services: reuse && !addHolders ? ['api'] : ['indexer', 'observer', 'api'],
       env: { LOG_LEVEL: 'warn', API_WORKERS: String(API_WORKERS) },
     });
     try {
@@ -312,6 +431,25 @@ async function main(): Promise<void> {
         if (after - before !== PRINCIPAL_TXS)
           throw new BenchInvalidError(`the principal gained ${after - before} transactions, expected ${PRINCIPAL_TXS}`);
         console.log(`${PRINCIPAL_TXS} transactions of ${principal} added in ${((performance.now() - t1) / 1000).toFixed(0)} s`);
+      }
+      if (addHolders) {
+        const t2 = performance.now();
+        const top = (await sys
+          .db('chain_tip')
+          .first('block_height', 'block_hash', 'index_block_hash', 'burn_block_height')) as Tip;
+        const events = holderBlocks(
+          top,
+          principal,
+          transfers.filter((t) => t.sender !== principal),
+        );
+        await replayEvents(events, { observerUrl: sys.observerUrl });
+        await sys.waitForAppliedFromDb(3_600_000, 50);
+        await checkIngested(sys.db, expectedTip(events));
+        console.log(
+          `${HOLDERS} holders (${HOLDER_FT_ROWS} FT and ${HOLDER_NFT_ROWS} NFT holdings) added in ${((performance.now() - t2) / 1000).toFixed(0)} s`,
+        );
+      }
+      if (!reuse || addHolders) {
         await sys.stopService('observer');
         await sys.stopService('indexer');
         // What autovacuum would have done by now on a server that ran for a while.
@@ -329,9 +467,22 @@ async function main(): Promise<void> {
       const inbound = await count('SELECT coalesce(max(seq), 0) AS n FROM principal_stx_inbound WHERE principal = ?', [
         principal,
       ]);
+      // The holders, when there are any: all of them, with their kinds and values as generated.
+      const holders = await holdersIn(sys.db);
+      const holderFtRows = await count(`SELECT count(*) AS n FROM token_balances WHERE kind = 'ft' AND asset_identifier LIKE ?`, [
+        `${principal}.bench-kinds::%`,
+      ]);
+      const holderNftRows = await count('SELECT count(*) AS n FROM nft_holdings WHERE asset_identifier LIKE ?', [
+        `${principal}.bench-nfts::%`,
+      ]);
+      if (holders > 0 && (holders !== HOLDERS || holderFtRows !== HOLDER_FT_ROWS || holderNftRows !== HOLDER_NFT_ROWS))
+        throw new BenchInvalidError(
+          `holders: ${holders} (expected ${HOLDERS}) with ${holderFtRows} FT kinds and ${holderNftRows} NFT values held ` +
+            `(expected ${HOLDER_FT_ROWS} and ${HOLDER_NFT_ROWS}); a reused database keeps the BENCH_HOLDERS it was filled with`,
+        );
       if (
         dead > 0 ||
-        height !== BLOCKS + PRINCIPAL_BLOCKS ||
+        height !== BLOCKS + PRINCIPAL_BLOCKS + (holders > 0 ? HOLDER_BLOCKS : 0) ||
         history < PRINCIPAL_TXS ||
         kinds !== FT_KINDS ||
         inbound < Math.floor(PRINCIPAL_TXS / 2)
@@ -344,11 +495,11 @@ async function main(): Promise<void> {
       console.log(
         `database ${reuse ? 'reused' : 'ready'}: ${await count('SELECT count(*) AS n FROM blocks')} blocks, ` +
           `${await count('SELECT count(*) AS n FROM txs')} transactions, ${await count('SELECT count(*) AS n FROM events')} events; ` +
-          `${principal}: ${history} transactions, ${kinds} token kinds`,
+          `${principal}: ${history} transactions, ${kinds} token kinds; ${holders} holders`,
       );
 
       const small = (await pick<{ principal: string; tx_count: string }>(
-        'SELECT principal, tx_count FROM principal_tx_counts WHERE tx_count > 0 ORDER BY tx_count, principal LIMIT 1',
+        'SELECT principal, tx_count FROM principal_tx_counts WHERE tx_count > 1 ORDER BY tx_count, principal LIMIT 1',
       ))!;
       const v1Total = await count('SELECT tx_count AS n FROM address_tx_counts WHERE address = ?', [principal]);
       const listTotal = async (table: string) =>
@@ -367,7 +518,7 @@ async function main(): Promise<void> {
       const deepLoaded = (total: number) => Math.max(0, total - LOADED_PAGE);
       const deep = (total: number) => Math.max(0, total - 50);
       const p = principal;
-      const targets: Array<[string, string]> = [
+      const directTargets: Array<[string, string]> = [
         ['v1 stx', `/extended/v1/address/${p}/stx`],
         ['v1 balances', `/extended/v1/address/${p}/balances`],
         ['v2 balances/stx', `/extended/v2/addresses/${p}/balances/stx`],
@@ -405,15 +556,44 @@ async function main(): Promise<void> {
           `/extended/v1/address/${p}/stx_inbound?limit=${LOADED_PAGE}&offset=${deepLoaded(inboundTotal)}`,
         ],
       ];
+      // The balance reads spread over every holder, each request another principal's answer (the loaders and the
+      // answers of one turn are shared only between identical keys, so one principal measured mostly that sharing).
+      const holderList = Array.from({ length: holders }, (_, h) => holderOf(h));
+      const spread = (name: string, path: (who: string) => string): Array<[string, string[]]> =>
+        holders > 0 ? [[`${name}, ${holders} holders`, holderList.map(path)]] : [];
+      const targets: Array<[string, string | string[]]> = [
+        ...directTargets,
+        ...spread('v1 stx', (h) => `/extended/v1/address/${h}/stx`),
+        ...spread('v1 balances', (h) => `/extended/v1/address/${h}/balances`),
+        ...spread('v2 balances/stx', (h) => `/extended/v2/addresses/${h}/balances/stx`),
+        ...spread('v2 balances/ft', (h) => `/extended/v2/addresses/${h}/balances/ft`),
+        ...spread('v3 balances/stx', (h) => `/extended/v3/principals/${h}/balances/stx`),
+        ...spread('v3 balances/ft', (h) => `/extended/v3/principals/${h}/balances/ft`),
+        ...spread('v3 balances/nft', (h) => `/extended/v3/principals/${h}/balances/nft`),
+        ...spread('v1 nonces', (h) => `/extended/v1/address/${h}/nonces`),
+        ...spread('v3 nonces', (h) => `/extended/v3/principals/${h}/nonces`),
+      ];
       console.log(
         `\n${CONNECTIONS} connections, ${SECONDS} s each, ${hasWrk() ? 'wrk' : 'node generator'}; api: ${API_WORKERS} worker(s); ${ROUNDS} alternating round(s)`,
       );
       const only = process.env.BENCH_ONLY;
       const chosen = targets.filter(([name]) => only === undefined || name.includes(only));
-      for (const [, path] of chosen) {
-        const res = await fetch(sys.apiUrl + path);
-        if (res.status !== 200) throw new BenchInvalidError(`${path} answered ${res.status}: ${await res.text()}`);
-        await res.arrayBuffer();
+      for (const [, target] of chosen) {
+        for (const path of typeof target === 'string' ? [target] : target) {
+          const res = await fetch(sys.apiUrl + path);
+          if (res.status !== 200) throw new BenchInvalidError(`${path} answered ${res.status}: ${await res.text()}`);
+          await res.arrayBuffer();
+        }
+      }
+      // A holder's answers carry what it was given (checked on the first, a middle and the last holder).
+      for (const h of holders > 0 ? [0, Math.floor(holders / 2), holders - 1] : []) {
+        const who = holderOf(h);
+        const ft = (await (await fetch(`${sys.apiUrl}/extended/v2/addresses/${who}/balances/ft`)).json()) as { total: number };
+        const nft = (await (await fetch(`${sys.apiUrl}/extended/v3/principals/${who}/balances/nft`)).json()) as { total: number };
+        if (ft.total !== holderFtKinds(h) || nft.total !== holderNfts(h))
+          throw new BenchInvalidError(
+            `holder ${h}: ${ft.total} FT kinds and ${nft.total} NFT values (expected ${holderFtKinds(h)} and ${holderNfts(h)})`,
+          );
       }
       // The answers carry the generated history (not an empty or cut list).
       const v2ft = (await (await fetch(`${sys.apiUrl}/extended/v2/addresses/${p}/balances/ft`)).json()) as { total: number };
