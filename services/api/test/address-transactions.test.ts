@@ -282,8 +282,8 @@ describe('GET /extended/v1/address/{principal}/transactions', () => {
         const { name, text } = ADDRESS_HISTORY.all;
         const buffers: number[] = [];
         for (const offset of [0, 15_000]) {
-          const { rows } = await client.query<{ json: string }>({ name, text, values: [heavy, 5, offset] });
-          expect(rows.map((r) => (JSON.parse(r.json) as { block_height: number }).block_height)).toEqual(
+          const { rows } = await client.query<{ results: string }>({ name, text, values: [heavy, 5, offset] });
+          expect((JSON.parse(`[${rows[0]!.results}]`) as Array<{ block_height: number }>).map((t) => t.block_height)).toEqual(
             [0, 1, 2, 3, 4].map((i) => 20_000 - offset - i),
           );
           const explained = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(

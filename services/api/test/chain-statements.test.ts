@@ -17,9 +17,8 @@ import {
 } from '../src/testing/builders';
 import { startApi, type ApiHarness } from './support/api-harness';
 import { insertAddressTxs, insertBlocks, insertEvents, insertMempoolTxs, insertTxs, setChainTip } from './support/seed';
-import { ADDRESS_HISTORY, getAddressHistory } from '../src/chain/datastore/address-txs';
+import { getAddressHistory } from '../src/chain/datastore/address-txs';
 import { getPendingMempoolPage } from '../src/chain/datastore/mempool';
-import { query } from '../src/datastore/read-statement';
 import { getTxById } from '../src/chain/datastore/txs';
 
 let api: ApiHarness;
@@ -170,12 +169,12 @@ describe('rows as node-postgres parses them', () => {
 
 describe('contract ABIs', () => {
   it('names the calls of an address’s page from the called contract’s ABI (kept texts), and carries each ABI on one mempool row', async () => {
-    const rows = await query<{ tx_id: string | null; json: string | null }>(api.db, ADDRESS_HISTORY.all, [carol, 20, 0]);
-    expect(rows.map((r) => r.tx_id)).toEqual([withEvents, ...[...calls].reverse()].map((t) => t.tx_id));
+    // The page's kept texts, joined in order by the statement (ADR 0043).
     const history = await getAddressHistory(api.db, carol, { limit: 20, offset: 0 });
-    expect(history.texts).toHaveLength(4);
-    for (const text of history.texts.slice(1)) {
-      expect((JSON.parse(text) as { contract_call: unknown }).contract_call).toEqual({
+    const texts = JSON.parse(`[${history.results}]`) as Array<{ tx_id: string; contract_call: unknown }>;
+    expect(texts.map((t) => t.tx_id)).toEqual([withEvents, ...[...calls].reverse()].map((t) => t.tx_id));
+    for (const text of texts.slice(1)) {
+      expect(text.contract_call).toEqual({
         contract_id: pool,
         function_name: 'swap',
         function_signature: '(define-public (swap (dx uint)))',

@@ -283,6 +283,142 @@ describe.each(['mocknet.tsv', 'mainnet-reorg-scenario1.tsv', 'epoch-3-transition
     expect((await api.get(`/extended/v1/tx/block/0x${'ab'.repeat(32)}`)).status).toBe(404);
   });
 
+  it('writes every page of mined transactions byte for byte as JSON.stringify writes the page of kept texts: first, middle, last and empty pages, v1 and v2 block pages, an address history, exclude_function_args (ADR 0043)', async () => {
+    const { rows } = (await api.db.raw(
+      'SELECT t.tx_id, j.json FROM txs t JOIN tx_list_json j USING (tx_id, index_block_hash) WHERE t.canonical',
+    )) as { rows: Array<{ tx_id: string; json: string }> };
+    const kept = new Map(rows.map((r) => [r.tx_id, r.json]));
+    expect(kept.size).toBe(txs.length);
+    type Listed = { tx_id: string; contract_call?: Record<string, unknown> };
+    /** The answer as the reference's shape written by JSON.stringify, from each listed transaction's kept text. */
+    const expected = (limit: number, offset: number, total: number, listed: readonly string[], exclude = false) =>
+      JSON.stringify({
+        limit,
+        offset,
+        total,
+        results: listed.map((id) => {
+          const tx = JSON.parse(kept.get(id)!) as Listed;
+          if (!exclude || !tx.contract_call) return tx;
+          const { function_args: _args, ...call } = tx.contract_call;
+          return { ...tx, contract_call: call };
+        }),
+      });
+    const expectPage = async (
+      path: string,
+      limit: number,
+      offset: number,
+      total: number,
+      listed: readonly string[],
+      exclude = false,
+    ) => {
+      const res = await api.get(path);
+      expectMessage(path, () => expect(res.status).toBe(200));
+      expectMessage(path, () => expect(res.text).toBe(expected(limit, offset, total, listed, exclude)));
+    };
+    const all = txs.map((t) => t.tx_id);
+    const n = all.length;
+    for (const [limit, offset] of [
+      [20, 0],
+      [7, 5],
+      [7, n - 3],
+      [7, n],
+      [7, n + 40],
+    ] as const) {
+      await expectPage(`/extended/v1/tx?limit=${limit}&offset=${offset}`, limit, offset, n, all.slice(offset, offset + limit));
+      const asc = [...all].reverse();
+      await expectPage(
+        `/extended/v1/tx?limit=${limit}&offset=${offset}&order=asc`,
+        limit,
+        offset,
+        n,
+        asc.slice(offset, offset + limit),
+      );
+    }
+    await expectPage('/extended/v1/tx', 20, 0, n, all.slice(0, 20));
+    const type = txs[Math.floor(n / 2)]!.type;
+    const ofType = txs.filter((t) => t.type === type).map((t) => t.tx_id);
+    await expectPage(`/extended/v1/tx?type=${type}&limit=5&offset=2`, 5, 2, ofType.length, ofType.slice(2, 7));
+    // A shape whose total is counted and whose page is not positioned (another statement text).
+    const sender = txs.find((t) => t.type !== 'coinbase')?.sender ?? txs[0]!.sender;
+    const fromSender = txs.filter((t) => t.sender === sender).map((t) => t.tx_id);
+    await expectPage(`/extended/v1/tx?from_address=${sender}&limit=4&offset=1`, 4, 1, fromSender.length, fromSender.slice(1, 5));
+    await expectPage(
+      `/extended/v1/tx?from_address=${sender}&offset=${fromSender.length}`,
+      20,
+      fromSender.length,
+      fromSender.length,
+      [],
+    );
+    // exclude_function_args: every contract call of the chain, a page of them.
+    const calls = txs.filter((t) => t.type === 'contract_call').map((t) => t.tx_id);
+    if (calls.length > 0) {
+      await expectPage(
+        `/extended/v1/tx?type=contract_call&limit=50&exclude_function_args=true`,
+        50,
+        0,
+        calls.length,
+        calls.slice(0, 50),
+        true,
+      );
+    }
+    await expectPage(`/extended/v1/tx?limit=9&exclude_function_args=true`, 9, 0, n, all.slice(0, 9), true);
+    for (const b of sample(oracle.canonical, 6)) {
+      const v1 = v1TxOrder(b);
+      const v2 = blockTxOrder(b);
+      await expectPage(`/extended/v1/tx/block_height/${b.block_height}?limit=50`, 50, 0, v1.length, v1);
+      await expectPage(`/extended/v1/tx/block/${b.block_hash}?limit=2&offset=1`, 2, 1, v1.length, v1.slice(1, 3));
+      await expectPage(`/extended/v2/blocks/${b.block_height}/transactions?limit=50`, 50, 0, v2.length, v2);
+      await expectPage(
+        `/extended/v2/blocks/${b.index_block_hash}/transactions?limit=2&offset=1`,
+        2,
+        1,
+        v2.length,
+        v2.slice(1, 3),
+      );
+      await expectPage(`/extended/v2/blocks/${b.block_height}/transactions?offset=${v2.length}`, 20, v2.length, v2.length, []);
+    }
+    // An address history: its own order is address-transactions.test.ts's; here, the page's bytes around its ids.
+    const history = await api.get(`/extended/v1/address/${sender}/transactions?limit=50`);
+    const listed = (history.body as { results: Listed[] }).results.map((t) => t.tx_id);
+    expect(listed.length).toBeGreaterThan(0);
+    const total = (history.body as { total: number }).total;
+    expect(history.text).toBe(expected(50, 0, total, listed));
+    await expectPage(
+      `/extended/v1/address/${sender}/transactions?limit=50&exclude_function_args=true`,
+      50,
+      0,
+      total,
+      listed,
+      true,
+    );
+    await expectPage(`/extended/v1/address/${sender}/transactions?offset=${total}`, 20, total, total, []);
+  });
+
+  it('answers 500, not a short page, when a listed transaction has no kept text (an indexer/api mismatch)', async () => {
+    const b = oracle.canonical[oracle.canonical.length - 1]!;
+    const victim = v1TxOrder(b)[0]!;
+    const { rows } = (await api.db.raw(
+      'DELETE FROM tx_list_json j USING txs t WHERE t.tx_id = j.tx_id AND t.index_block_hash = j.index_block_hash AND t.canonical AND j.tx_id = ? RETURNING j.*',
+      [victim],
+    )) as { rows: Array<{ tx_id: string; index_block_hash: string; json: string }> };
+    expect(rows).toHaveLength(1);
+    try {
+      const sender = txs.find((t) => t.tx_id === victim)!.sender;
+      for (const path of [
+        `/extended/v1/tx/block_height/${b.block_height}`,
+        `/extended/v2/blocks/${b.block_height}/transactions`,
+        `/extended/v1/tx?limit=50&offset=${Math.max(0, txs.findIndex((t) => t.tx_id === victim) - 3)}`,
+        `/extended/v1/address/${sender}/transactions?limit=50`,
+      ]) {
+        const res = await api.get(path);
+        expectMessage(path, () => expect(res.status).toBe(500));
+      }
+    } finally {
+      await api.db('tx_list_json').insert(rows);
+    }
+    expect((await api.get(`/extended/v1/tx/block_height/${b.block_height}`)).status).toBe(200);
+  });
+
   it('gives the raw bytes of mined transactions, and redirects an id without 0x', async () => {
     for (const t of txs.slice(0, 15)) {
       const res = await api.get(`/extended/v1/tx/${t.tx_id}/raw`);

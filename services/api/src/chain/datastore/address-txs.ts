@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { ADDRESS_TXS_LIST, listSeqAt, type DbChainTip } from '@bda/db';
 import { FROM_TIP, TIP_SELECT, tipOf, type TipColumns } from '../../datastore/chain-tip';
 import { query, statement, type Statement } from '../../datastore/read-statement';
-import { keptTexts } from './tx-lists';
+import { keptResults, type TxPageColumns } from './tx-lists';
 
 /**
  * Which part of an address's history: everything, one block height, or up to and including a block given by its
@@ -41,8 +41,9 @@ const RANGES: Record<HeightRange['kind'], { bound?: string; top: string; bottom:
 
 /**
  * `/extended/v1/address/{principal}/transactions` in one statement (`$1` address, `$2` limit, `$3` offset, `$4` the
- * range's height or hash): the tip, the total, and one page of the history as each transaction's kept list text
- * (`tx_list_json`, read by primary key: ADR 0035).
+ * range's height or hash), one row: the tip, the total, and one page of the history as the transactions' kept list
+ * texts (`tx_list_json`, read by primary key: ADR 0035) joined in order by PostgreSQL (ADR 0043), with `missing`, a
+ * row of the page without a text (null when each has one).
  *
  * `address_txs` is numbered (migration 087), so the range's total is `top − bottom` (index probes, no count) and the
  * page at any offset, newest first, is the `seq` range `(max(bottom, top − offset − limit), top − offset]` of the
@@ -53,22 +54,22 @@ const RANGES: Record<HeightRange['kind'], { bound?: string; top: string; bottom:
 function historyText(kind: HeightRange['kind']): string {
   const range = RANGES[kind];
   return `SELECT ${TIP_SELECT}, ${range.bound ? 'r.height' : 'NULL::int'} AS until_height, c.top - c.bottom AS total,
-          h.tx_id, h.json
+          h.results, h.missing
    FROM ${FROM_TIP}
    ${range.bound ?? ''}
    CROSS JOIN LATERAL (SELECT ${range.top} AS top, ${range.bottom} AS bottom OFFSET 0) s
    -- bigint: an offset up to 2^31 - 1 below a small seq.
    CROSS JOIN LATERAL (SELECT s.top, s.bottom, s.top - $3::bigint AS hi) c
-   LEFT JOIN LATERAL (
-     SELECT a.tx_id, j.json, c.hi - a.seq AS pos
+   -- The page's texts joined in one field, newest first (as tx-lists.ts's pages, ADR 0043); the index range gives the
+   -- rows in that order, so the aggregate sorts nothing.
+   CROSS JOIN LATERAL (
+     SELECT string_agg(j.json, ',' ORDER BY a.seq DESC) AS results,
+            min(a.tx_id) FILTER (WHERE j.json IS NULL) AS missing
      FROM address_txs a
      JOIN txs t ON t.tx_id = a.tx_id AND t.index_block_hash = a.index_block_hash AND t.canonical
      LEFT JOIN tx_list_json j ON j.tx_id = a.tx_id AND j.index_block_hash = a.index_block_hash
      WHERE a.address = $1 AND a.seq <= c.hi AND a.seq > greatest(c.bottom, c.hi - $2::integer)
-     -- In the index's order: an index range of the page's rows (a bitmap scan was chosen for the same rows without it).
-     ORDER BY a.seq DESC
-   ) h ON true
-   ORDER BY h.pos`;
+   ) h`;
 }
 
 /** The statement of each kind of range, built at start-up. */
@@ -83,8 +84,8 @@ export interface AddressHistory {
   tip: DbChainTip | null;
   /** The address's transactions within the range. */
   total: number;
-  /** The page, newest first, as kept list texts (`tx_list_json`, ADR 0035). */
-  texts: string[];
+  /** The page, newest first: the kept list texts (`tx_list_json`, ADR 0035) joined with commas ('' for none). */
+  results: string;
   /** For `untilHash`: the height of the block with that hash, or null when no canonical block has it. */
   untilHeight: number | null;
 }
@@ -99,18 +100,12 @@ export async function getAddressHistory(
   const values: unknown[] = [address, page.limit, page.offset];
   if (range.kind === 'at' || range.kind === 'until') values.push(range.height);
   if (range.kind === 'untilHash') values.push(range.hash);
-  type Row = TipColumns & {
-    until_height: number | null;
-    total: number | string;
-    tx_id: string | null;
-    json: string | null;
-  };
-  const rows = await query<Row>(db, ADDRESS_HISTORY[range.kind], values);
-  const first = rows[0]!;
+  type Row = TipColumns & TxPageColumns & { until_height: number | null; total: number | string };
+  const [row] = await query<Row>(db, ADDRESS_HISTORY[range.kind], values);
   return {
-    tip: tipOf(first),
-    total: Number(first.total),
-    texts: keptTexts(rows),
-    untilHeight: first.until_height,
+    tip: tipOf(row!),
+    total: Number(row!.total),
+    results: keptResults(row!),
+    untilHeight: row!.until_height,
   };
 }

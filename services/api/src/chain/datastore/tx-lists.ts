@@ -3,63 +3,81 @@ import type { DbChainTip, DbEvent } from '@bda/db';
 import { FROM_TIP, TIP_SELECT, tipOf, type TipColumns } from '../../datastore/chain-tip';
 import { query, rowsCarrying, statement, type Statement } from '../../datastore/read-statement';
 import { UnexpectedRowError } from '@bda/db';
+import { withoutFunctionArgs } from '../mappers/tx';
 
 /** The microblock sequence of an anchored transaction in the list orders (int4 max: anchored ones sort as newest). */
 const SEQ = 'coalesce(x.microblock_sequence, 2147483647)';
 
 /**
- * A statement answering a page of mined transactions with the tip and a total: `keys` selects the page's
- * `(tx_id, index_block_hash)` in order (with `pos`), and each key's kept list text (`tx_list_json`, migration 095,
- * ADR 0035) is read by primary key in a LATERAL subquery that `OFFSET 0` keeps whole. The text is the api's own
- * rendering of the row while it is canonical, which every page here lists: no `txs` row, block row or ABI is read.
+ * A statement answering a page of mined transactions with the tip and a total, in one row: `keys` selects the page's
+ * `(tx_id, index_block_hash)` in order (with `pos`), each key's kept list text (`tx_list_json`, migration 095, ADR
+ * 0035) is read by primary key in a LATERAL subquery that `OFFSET 0` keeps whole, and PostgreSQL joins the texts in
+ * order with commas (`results`, null for an empty page): the api copies that one field into its answer (ADR 0043). A
+ * row per transaction cost both sides more than the texts themselves: the tip's columns and the key again on each of
+ * the 20 rows, node-postgres' parsing of 200 fields and the page's assembly from 20 strings. The keys are sorted before
+ * the texts are read, so the aggregate's `ORDER BY` finds its input in order (no sort of the texts). `missing` is a key
+ * of the page that has no text (null when each has one). The text is the api's own rendering of the row while it is
+ * canonical, which every page here lists: no `txs` row, block row or ABI is read.
  */
 function txPageText(total: string, keys: string, bound = ''): string {
-  return `SELECT ${TIP_SELECT}, c.total, h.tx_id, h.json
+  return `SELECT ${TIP_SELECT}, c.total, h.results, h.missing
    FROM ${FROM_TIP}
    ${bound}
    CROSS JOIN LATERAL (SELECT ${total} AS total OFFSET 0) c
-   LEFT JOIN LATERAL (
-     SELECT k.tx_id, j.json, k.pos
-     FROM (${keys}) k
+   CROSS JOIN LATERAL (
+     SELECT string_agg(j.json, ',' ORDER BY k.pos) AS results, min(k.tx_id) FILTER (WHERE j.json IS NULL) AS missing
+     FROM (SELECT k0.tx_id, k0.index_block_hash, k0.pos FROM (${keys}) k0 ORDER BY k0.pos) k
      LEFT JOIN LATERAL (
        SELECT j.json FROM tx_list_json j
        WHERE j.tx_id = k.tx_id AND j.index_block_hash = k.index_block_hash
        OFFSET 0
      ) j ON true
-   ) h ON true
-   ORDER BY h.pos`;
+   ) h`;
 }
 
 export interface TxPage {
   tip: DbChainTip | null;
   total: number;
-  /** The page's transactions as kept JSON texts (`toTransactionResponse`'s list form), in order. */
-  texts: string[];
+  /**
+   * The page's transactions as their kept JSON texts (`toTransactionResponse`'s list form) in order, joined with
+   * commas: the inside of the answer's `results` array ('' for an empty page).
+   */
+  results: string;
 }
 
-type TxPageRow = TipColumns & {
-  total: string | number | null;
-  tx_id: string | null;
-  json: string | null;
+/** The columns of a one-row page statement (`txPageText`, the address history). */
+export type TxPageColumns = {
+  results: string | null;
+  missing: string | null;
 };
 
 /**
- * The kept texts of a statement's rows that carry a transaction (`tx_id` not null), in order. The indexer writes a
- * text with each transaction in the block's database transaction: a key without one is an indexer/api mismatch.
+ * The joined kept texts of a page statement's row. The indexer writes a text with each transaction in the block's
+ * database transaction: a key without one is an indexer/api mismatch.
  */
-export function keptTexts(rows: ReadonlyArray<{ tx_id: string | null; json: string | null }>): string[] {
-  const texts: string[] = [];
-  for (const r of rows) {
-    if (r.tx_id === null) continue;
-    if (r.json === null) throw new UnexpectedRowError(`transaction ${r.tx_id} has no kept list text (tx_list_json)`);
-    texts.push(r.json);
-  }
-  return texts;
+export function keptResults(row: TxPageColumns): string {
+  if (row.missing !== null) throw new UnexpectedRowError(`transaction ${row.missing} has no kept list text (tx_list_json)`);
+  return row.results ?? '';
 }
 
-function txPageOf(rows: TxPageRow[]): TxPage {
-  const first = rows[0]!;
-  return { tip: tipOf(first), total: Number(first.total ?? 0), texts: keptTexts(rows) };
+/**
+ * A page's answer as JSON text — `{limit, offset, total, results}` as `JSON.stringify` writes the object — with the
+ * kept texts copied in unparsed. With `exclude` (the reference's `exclude_function_args`), the texts are parsed and
+ * each written again without its contract call's arguments: the same text `JSON.stringify` gives the object (parsing
+ * keeps the key order).
+ */
+export function toTxPageJson(page: { limit: number; offset: number; total: number }, results: string, exclude = false): string {
+  const head = JSON.stringify({ limit: page.limit, offset: page.offset, total: page.total });
+  const list = exclude
+    ? (JSON.parse(`[${results}]`) as object[]).map((t) => JSON.stringify(withoutFunctionArgs(t))).join(',')
+    : results;
+  return `${head.slice(0, -1)},"results":[${list}]}`;
+}
+
+type TxPageRow = TipColumns & TxPageColumns & { total: string | number | null };
+
+function txPageOf(row: TxPageRow): TxPage {
+  return { tip: tipOf(row), total: Number(row.total ?? 0), results: keptResults(row) };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -192,7 +210,8 @@ export async function getTxList(
   if (shape.contractId) values.push(filter.contractId);
   if (shape.functionName) values.push(filter.functionName);
   if (shape.nonce) values.push(filter.nonce);
-  return txPageOf(await query<TxPageRow>(db, s, values));
+  const [row] = await query<TxPageRow>(db, s, values);
+  return txPageOf(row!);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -247,8 +266,8 @@ export async function getBlockTxs(
   let s = BLOCK_TXS.get(k);
   if (!s) BLOCK_TXS.set(k, (s = statement(blockTxsText(key.kind, page.order))));
   const value = key.kind === 'height' ? key.height : key.kind === 'latest' ? null : key.hash;
-  const rows = await query<TxPageRow & { block_found: string | null }>(db, s, [page.limit, page.offset, value]);
-  return { ...txPageOf(rows), found: rows[0]!.block_found !== null };
+  const [row] = await query<TxPageRow & { block_found: string | null }>(db, s, [page.limit, page.offset, value]);
+  return { ...txPageOf(row!), found: row!.block_found !== null };
 }
 
 // ---------------------------------------------------------------------------------------------------------------

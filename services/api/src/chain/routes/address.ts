@@ -2,8 +2,8 @@ import type { GetRoute } from '../../plain-routes';
 import { ReadRoutes } from '../../read-routes';
 import { InputError, NotFoundError } from '@bda/common';
 import { getAddressHistory, type HeightRange } from '../datastore/address-txs';
+import { toTxPageJson } from '../datastore/tx-lists';
 import { respondNotModifiedIfFresh } from '../../http-cache';
-import { toTxListJson } from '../mappers/tx';
 import {
   MAX_BLOCK_HEIGHT,
   parseHeightOrHash,
@@ -38,13 +38,13 @@ export function addressRoutes(ctx: RouteContext): GetRoute[] {
     if (height !== undefined) range = { kind: 'at', height };
     else if (until?.kind === 'height') range = { kind: 'until', height: until.height };
     else if (until?.kind === 'hash') range = { kind: 'untilHash', hash: until.hash };
-    const { tip, total, texts, untilHeight } = await getAddressHistory(ctx.db, principal, { limit, offset }, range);
+    const { tip, total, results, untilHeight } = await getAddressHistory(ctx.db, principal, { limit, offset }, range);
     if (range.kind === 'untilHash' && untilHeight === null) {
       throw new NotFoundError(`until_block: no canonical block with block hash or index block hash ${range.hash}`);
     }
     if (respondNotModifiedIfFresh(req, res, tip)) return;
-    // JSON text with the kept transaction texts copied in (`toTxListJson`); `send` keeps the JSON type.
-    res.send(toTxListJson({ limit, offset, total }, texts, exclude));
+    // JSON text with the page's joined kept texts copied in (`toTxPageJson`); `send` keeps the JSON type.
+    res.send(toTxPageJson({ limit, offset, total }, results, exclude));
   });
 
   return router.routes;

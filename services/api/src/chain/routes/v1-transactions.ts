@@ -23,6 +23,7 @@ import {
   getMempoolStats,
   getRawTx,
   getTxList,
+  toTxPageJson,
   type TxBlockKey,
   type TxPage,
 } from '../datastore/tx-lists';
@@ -30,7 +31,7 @@ import { getTxById } from '../datastore/txs';
 import { getPrincipalEventTexts, toEventPageJson } from '../datastore/principal-events';
 import { toEventResponse } from '../mappers/event';
 import { toMempoolStatsResponse } from '../mappers/mempool-stats';
-import { toMempoolTransactionResponse, toTransactionResponse, toTxListJson, withoutFunctionArgs } from '../mappers/tx';
+import { toMempoolTransactionResponse, toTransactionResponse, withoutFunctionArgs } from '../mappers/tx';
 import { parseHeightParam, redirectBareHash } from './chain-params';
 import { markDeprecated } from '../../deprecated';
 import type { RouteContext } from './context';
@@ -66,9 +67,9 @@ function queryList(query: Record<string, unknown>, name: string, allowed?: reado
   return values;
 }
 
-/** A page's body: JSON text with the kept transaction texts copied in (`toTxListJson`). */
+/** A page's body: JSON text with the page's joined kept texts copied in (`toTxPageJson`). */
 function txPageBody(page: TxPage, limit: number, offset: number, exclude: boolean): string {
-  return toTxListJson({ limit, offset, total: page.total }, page.texts, exclude);
+  return toTxPageJson({ limit, offset, total: page.total }, page.results, exclude);
 }
 
 /**

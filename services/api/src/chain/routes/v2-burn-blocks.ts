@@ -13,10 +13,9 @@ import {
   getBurnBlockPage,
   type BurnBlockKey,
 } from '../datastore/burn-blocks';
-import { getBlockTxs } from '../datastore/tx-lists';
+import { getBlockTxs, toTxPageJson } from '../datastore/tx-lists';
 import { toBlockResponse } from '../mappers/block';
 import { toBurnBlockJson, toBurnBlockResponse, type BurnBlockResponse } from '../mappers/burn-block';
-import { toTxListJson } from '../mappers/tx';
 import { int } from '../../mappers/row-values';
 import type { RouteContext } from './context';
 
@@ -131,7 +130,7 @@ export function v2BurnBlocksRoutes(ctx: RouteContext): GetRoute[] {
     const page = await getBlockTxs(ctx.db, key, { limit, offset, order: 'asc' });
     if (!page.found) throw new NotFoundError(`height_or_hash: no canonical block matches ${echo(req.params.height_or_hash)}`);
     if (respondNotModifiedIfFresh(req, res, page.tip)) return;
-    res.send(toTxListJson({ limit, offset, total: page.total }, page.texts));
+    res.send(toTxPageJson({ limit, offset, total: page.total }, page.results));
   });
 
   return router.routes;
