@@ -183,6 +183,18 @@ async function main(): Promise<void> {
           `/extended/v1/tx/mempool?address=${pendingParty.principal}&offset=${deepOf(pendingParty.n, 20)}`,
         ],
         [
+          `v1 address mempool (${pendingParty.n}+ pending)`,
+          `/extended/v1/address/${pendingParty.principal}/mempool`,
+          `/extended/v1/address/${pendingParty.principal}/mempool?offset=${deepOf(pendingParty.n, 20)}`,
+        ],
+        // Cursor-paged (v3): the first page.
+        ['v3 mempool', '/extended/v3/mempool/transactions', null],
+        [
+          `v3 mempool of a principal (${pendingParty.n}+ pending)`,
+          `/extended/v3/principals/${pendingParty.principal}/mempool/transactions`,
+          null,
+        ],
+        [
           'burnchain rewards',
           '/extended/v1/burnchain/rewards',
           `/extended/v1/burnchain/rewards?offset=${deepOf(sizes.rewards!, 96)}`,

@@ -4,6 +4,8 @@ import type { DbMempoolTx } from '@bda/db';
 import { hash32, MempoolTxRowBuilder, testAddress } from '../src/testing/builders';
 import { startApi, type ApiHarness } from './support/api-harness';
 import { insertMempoolTxs } from './support/seed';
+import { getTxById } from '../src/chain/datastore/txs';
+import { toMempoolTransactionResponse, withoutFunctionArgs } from '../src/chain/mappers/tx';
 
 let api: ApiHarness;
 const carol = testAddress('carol');
@@ -193,6 +195,14 @@ describe('GET /extended/v1/tx/mempool', () => {
           for (const [filter, matching] of [
             ['', rows],
             [`&sender_address=${carol}`, rows.filter((t) => t.sender_address === carol)],
+            // Sender, recipient or contract: in the age order the union of three index ranges (ADR 0041).
+            ...[erin, carol, contract].map(
+              (p) =>
+                [
+                  `&address=${p}`,
+                  rows.filter((t) => t.sender_address === p || t.payload['recipient_address'] === p || t.contract_id === p),
+                ] as const,
+            ),
           ] as const) {
             const expected = [...matching]
               .sort((a, b) => sign * (keyOf[orderBy](a) - keyOf[orderBy](b)) || tie * cmp(a.tx_id, b.tx_id))
@@ -208,6 +218,31 @@ describe('GET /extended/v1/tx/mempool', () => {
             expectMessage(`${orderBy} ${order}${filter}`, () => expect(seen).toEqual(expected));
           }
         }
+      }
+    });
+
+    it('answers each page byte for byte as JSON.stringify of the transactions rendered by id (the kept texts, ADR 0041)', async () => {
+      const paths = [
+        '/extended/v1/tx/mempool',
+        '/extended/v1/tx/mempool?limit=7&offset=3&order_by=fee&order=asc',
+        `/extended/v1/tx/mempool?address=${erin}`,
+        `/extended/v1/tx/mempool?address=${contract}&exclude_function_args=true`,
+        `/extended/v1/tx/mempool?sender_address=${carol}&limit=5&offset=18`,
+        `/extended/v1/address/${carol}/mempool?limit=4&offset=2`,
+        '/extended/v1/tx/mempool?offset=500',
+      ];
+      for (const path of paths) {
+        const res = await api.get(path);
+        expectMessage(path, () => expect(res.status).toBe(200));
+        const exclude = path.includes('exclude_function_args=true');
+        const results = [];
+        for (const id of ids(res.body)) {
+          const found = await getTxById(api.db, id, { limit: 0, offset: 0 });
+          if (found?.kind !== 'mempool') throw new Error(`${id}: not pending by id`);
+          results.push(withoutFunctionArgs(toMempoolTransactionResponse(found.mempoolTx, found.abis), exclude));
+        }
+        const { limit, offset, total } = res.body as { limit: number; offset: number; total: number };
+        expectMessage(path, () => expect(res.text).toBe(JSON.stringify({ limit, offset, total, results })));
       }
     });
 
