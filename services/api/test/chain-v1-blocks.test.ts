@@ -10,6 +10,7 @@ import { MIGRATIONS } from '@bda/db';
 import { testInfra, expectMessage } from '@bda/test-support';
 import { startApi, type ApiHarness } from './support/api-harness';
 import { expectKeptTxTextsAsRendered } from './support/kept-tx-json';
+import { expectKeptSummariesAsRendered } from './support/kept-tx-summaries';
 import { chainOracle, v1TxOrder, type ChainOracle, type OracleBlock } from './chain-fixture-oracle';
 import { getV1Block, getV1BlockJson, getV1BlockJsonPage, getV1BlockPage } from '../src/chain/datastore/v1-blocks';
 import type { DbBlockRow } from '../src/chain/datastore/blocks';
@@ -260,6 +261,10 @@ describe('v1 blocks over mainnet-out-of-order-microblock.tsv', () => {
   it('answers every canonical block and page with the text the v1 mapper renders from its columns, microblocks included (migration 107)', async () => {
     await expectV1TextsAsRendered(api, oracle.canonical);
     await expectOwnV1PartsAsRendered(api, oracle);
+  });
+
+  it('keeps each transaction’s v3 summary, microblock ones included, as the api’s mapper renders its row (migration 108)', async () => {
+    expect(await expectKeptSummariesAsRendered(api)).toBe(oracle.blocks.reduce((n, b) => n + b.txs.length, 0));
   });
 
   it('answers a block whose values JavaScript writes otherwise from its columns, alone and in its page', async () => {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { testInfra, expectMessage } from '@bda/test-support';
 import { BlockRowBuilder } from '../src/testing/builders';
 import { startApi, type ApiHarness } from './support/api-harness';
+import { expectKeptSummariesAsRendered } from './support/kept-tx-summaries';
 import { insertBlocks, setChainTip } from './support/seed';
 import { deserializeTransaction } from '@stacks/transactions';
 import { blockTxOrder, chainOracle, type ChainOracle, type OracleBlock } from './chain-fixture-oracle';
@@ -254,6 +255,10 @@ describe.each(['mocknet.tsv', 'mainnet-reorg-scenario1.tsv', 'epoch-3-transition
       expectMessage(path, () => expect(res.status).toBe(400));
       expect(res.body.message).toContain(path.includes('limit') ? 'limit' : 'cursor');
     }
+  });
+
+  it("keeps each transaction's v3 summary as the api's mapper renders its row, and pages a block's from them (migration 108)", async () => {
+    expect(await expectKeptSummariesAsRendered(api)).toBe(oracle.blocks.reduce((n, b) => n + b.txs.length, 0));
   });
 
   it("answers a block's signer signatures in the node's order, a page at a time", async () => {

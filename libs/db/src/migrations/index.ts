@@ -71,6 +71,7 @@ import * as m101 from './101-event-json';
 import * as m102 from './102-principal-tx-json';
 import * as m105 from './105-mempool-tx-json';
 import * as m107 from './107-v1-block-json';
+import * as m108 from './108-tx-summary-json';
 
 export { principalActivityInsertSql } from './070-principal-activity';
 export {
@@ -167,6 +168,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['102-principal-tx-json', m102],
   ['105-mempool-tx-json', m105],
   ['107-v1-block-json', m107],
+  ['108-tx-summary-json', m108],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */

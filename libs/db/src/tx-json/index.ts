@@ -5,3 +5,4 @@ export * from './kept-tx-list-json';
 export * from './v3-transaction-summary';
 export * from './principal-tx-json';
 export * from './mempool-tx-json';
+export * from './tx-summary-json';

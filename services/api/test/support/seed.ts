@@ -5,6 +5,7 @@ import {
   keepMempoolTxJson,
   keepMempoolTxJsonOfBlocks,
   keepTxListJson,
+  keepTxSummaryJson,
   numberedListFillSql,
   type DbAddressTx,
   type DbBlock,
@@ -73,6 +74,8 @@ export async function insertTxs(db: Knex, txs: DbTx[]): Promise<void> {
   );
   // As the indexer does: the list texts the api's pages read (tx_list_json, ADR 0035).
   await keepTxListJson(db, [...new Set(txs.map((t) => t.index_block_hash))]);
+  // And their v3 summaries (tx_summary_json, ADR 0042).
+  await keepTxSummaryJson(db, [...new Set(txs.map((t) => t.index_block_hash))]);
   // And the kept texts of pending calls to the contracts they deploy (ADR 0041).
   await keepMempoolTxJsonOfBlocks(db, [...new Set(txs.map((t) => t.index_block_hash))]);
 }

@@ -6,26 +6,14 @@ import { ANCHORED_SEQUENCE } from '../../mappers/v3-transaction-summary';
 /** The reference's largest `tx_index`, the cursor `h:0:0` falls back to when no transaction sits exactly there. */
 const MAX_TX_INDEX = 0x7fff;
 
-/** The columns of a transaction summary (the reference's v3 `TransactionSummary`). */
+/** A transaction of a v3 block page: its place (the cursor's parts) and its kept summary text. */
 export interface DbTxSummaryRow {
-  tx_id: string;
-  sender_address: string;
-  nonce: string;
-  sponsor_address: string | null;
-  sponsor_nonce: string | null;
-  fee_rate: string;
   block_height: number;
-  block_hash: string;
-  index_block_hash: string;
-  block_time: string | null;
-  burn_block_time: string;
-  burn_block_height: number;
-  tx_index: number;
   /** `microblock_sequence`, `ANCHORED_SEQUENCE` for an anchored transaction. */
   seq: number;
-  status: string;
-  type_id: string;
-  payload: Record<string, unknown>;
+  tx_index: number;
+  /** `JSON.stringify(toTransactionSummaryResponse(row))` of its `txs` row (`tx_summary_json`, migration 108). */
+  summary_json: string;
 }
 
 /** A `block_height:microblock_sequence:tx_index` cursor. */
@@ -34,8 +22,6 @@ export interface TxCursor {
   microblock_sequence: number;
   tx_index: number;
 }
-
-const SEQ = `coalesce(x.microblock_sequence, ${ANCHORED_SEQUENCE})`;
 
 /** How the v3 list names its block. */
 export type SummaryBlockKey = { kind: 'height'; height: number } | { kind: 'hash'; hash: string } | { kind: 'latest' };
@@ -54,42 +40,40 @@ const BLOCK_WHERE: Record<SummaryBlockKey['kind'], string> = {
  * the newest, from the cursor `$3:$4:$5` down (inclusive; none given: from the top), `$1 + 1` of them (the extra row
  * is the next page's cursor), and the cursor of the page above: the highest of the `$1` transactions above the page's
  * first. A cursor `h:0:0` that names no transaction of the block means "from the top of height h", as the reference
- * resolves it. All reads walk `txs_block` within the one block.
+ * resolves it. Every transaction read is the block's range of its kept summaries (`tx_summary_json_pkey`,
+ * `(index_block_hash, seq, tx_index, tx_id)`, backwards for the page): no `txs` row (ADR 0042).
  */
 function summaryText(kind: SummaryBlockKey['kind']): string {
-  const cols = `x.tx_id, x.sender_address, x.nonce, x.sponsor_address, x.sponsor_nonce, x.fee_rate, x.block_height,
-       x.block_hash, x.index_block_hash, x.block_time, x.burn_block_time, x.burn_block_height, x.tx_index,
-       ${SEQ} AS seq, x.status, x.type_id, x.payload`;
   return `WITH blk AS (
        SELECT b.index_block_hash, b.block_height, b.tx_count FROM ${FROM_TIP}
        JOIN blocks b ON b.canonical AND ${BLOCK_WHERE[kind]}
        ORDER BY b.block_height DESC LIMIT 1
      ),
+     top AS (
+       SELECT NOT EXISTS (
+         SELECT 1 FROM tx_summary_json x, blk WHERE x.index_block_hash = blk.index_block_hash
+           AND blk.block_height = $3::int8 AND x.seq = 0 AND x.tx_index = 0
+       ) AS fallback
+     ),
      cur AS (
        SELECT $3::int8 AS h,
-              CASE WHEN $4::int8 = 0 AND $5::int8 = 0 AND NOT EXISTS (
-                SELECT 1 FROM txs x, blk WHERE x.index_block_hash = blk.index_block_hash AND x.block_height = $3::int8
-                  AND ${SEQ} = 0 AND x.tx_index = 0
-              ) THEN ${ANCHORED_SEQUENCE} ELSE $4::int8 END AS s,
-              CASE WHEN $4::int8 = 0 AND $5::int8 = 0 AND NOT EXISTS (
-                SELECT 1 FROM txs x, blk WHERE x.index_block_hash = blk.index_block_hash AND x.block_height = $3::int8
-                  AND ${SEQ} = 0 AND x.tx_index = 0
-              ) THEN ${MAX_TX_INDEX} ELSE $5::int8 END AS i
-       WHERE $3::int8 IS NOT NULL
+              CASE WHEN $4::int8 = 0 AND $5::int8 = 0 AND top.fallback THEN ${ANCHORED_SEQUENCE} ELSE $4::int8 END AS s,
+              CASE WHEN $4::int8 = 0 AND $5::int8 = 0 AND top.fallback THEN ${MAX_TX_INDEX} ELSE $5::int8 END AS i
+       FROM top WHERE $3::int8 IS NOT NULL
      ),
      page AS (
-       SELECT ${cols} FROM blk JOIN txs x ON x.index_block_hash = blk.index_block_hash
+       SELECT blk.block_height, x.seq, x.tx_index, x.summary_json FROM blk JOIN tx_summary_json x ON x.index_block_hash = blk.index_block_hash
        WHERE NOT EXISTS (SELECT 1 FROM cur)
-          OR (x.block_height::int8, ${SEQ}::int8, x.tx_index::int8) <= (SELECT cur.h, cur.s, cur.i FROM cur)
-       ORDER BY ${SEQ} DESC, x.tx_index DESC LIMIT $1::int8 + 1
+          OR (blk.block_height::int8, x.seq::int8, x.tx_index::int8) <= (SELECT cur.h, cur.s, cur.i FROM cur)
+       ORDER BY x.seq DESC, x.tx_index DESC, x.tx_id DESC LIMIT $1::int8 + 1
      ),
      first AS (SELECT p.seq, p.tx_index FROM page p ORDER BY p.seq DESC, p.tx_index DESC LIMIT 1),
      prev AS (
        SELECT a.block_height, a.seq, a.tx_index FROM (
-         SELECT x.block_height, ${SEQ} AS seq, x.tx_index FROM blk, first, txs x
-         WHERE x.index_block_hash = blk.index_block_hash AND (${SEQ}, x.tx_index) > (first.seq, first.tx_index)
-         ORDER BY ${SEQ}, x.tx_index LIMIT $1
-       ) a ORDER BY a.seq DESC, a.tx_index DESC LIMIT 1
+         SELECT blk.block_height, x.seq, x.tx_index, x.tx_id FROM blk, first, tx_summary_json x
+         WHERE x.index_block_hash = blk.index_block_hash AND (x.seq, x.tx_index) > (first.seq, first.tx_index)
+         ORDER BY x.seq, x.tx_index, x.tx_id LIMIT $1
+       ) a ORDER BY a.seq DESC, a.tx_index DESC, a.tx_id DESC LIMIT 1
      )
    SELECT ${TIP_SELECT}, blk.index_block_hash AS block_found, blk.tx_count AS total,
           prev.block_height || ':' || prev.seq || ':' || prev.tx_index AS prev_cursor, p.*
@@ -120,7 +104,12 @@ export async function getBlockTxSummaries(
   if (!s) SUMMARIES.set(key.kind, (s = statement(summaryText(key.kind))));
   const value = key.kind === 'height' ? key.height : key.kind === 'latest' ? null : key.hash;
   const c = page.cursor;
-  type Row = TipColumns & { block_found: string | null; total: number | null; prev_cursor: string | null; tx_id: string | null };
+  type Row = TipColumns & {
+    block_found: string | null;
+    total: number | null;
+    prev_cursor: string | null;
+    summary_json: string | null;
+  };
   const rows = await query<Row>(db, s, [
     page.limit,
     value,
@@ -133,7 +122,7 @@ export async function getBlockTxSummaries(
     tip: tipOf(first),
     found: first.block_found !== null,
     total: first.total ?? 0,
-    rows: rowsCarrying<DbTxSummaryRow>(rows, 'tx_id'),
+    rows: rowsCarrying<DbTxSummaryRow>(rows, 'summary_json'),
     prevCursor: first.prev_cursor,
   };
 }

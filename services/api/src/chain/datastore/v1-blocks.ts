@@ -122,10 +122,10 @@ const V1_JSON_PARTS = `LEFT JOIN LATERAL (
      FROM microblocks m WHERE m.parent_index_block_hash = b.index_block_hash AND m.microblock_canonical
    ) st ON true`;
 
-const V1_JSON_TEXT = `b.v1_json[1] || coalesce(tx.tx_ids, '[]') || b.v1_json[2]
-     || ',"microblocks_accepted":' || coalesce(acc.accepted, '[]')
-     || ',"microblocks_streamed":' || coalesce(st.streamed, '[]')
-     || ',"microblock_tx_count":' || coalesce(acc.counts, '{}') || '}'`;
+// One `concat` (one copy of each part) rather than a chain of `||` (each copying the text so far, ids included).
+const V1_JSON_TEXT = `CASE WHEN b.v1_json IS NOT NULL THEN concat(b.v1_json[1], coalesce(tx.tx_ids, '[]'), b.v1_json[2],
+     ',"microblocks_accepted":', coalesce(acc.accepted, '[]'), ',"microblocks_streamed":', coalesce(st.streamed, '[]'),
+     ',"microblock_tx_count":', coalesce(acc.counts, '{}'), '}') END`;
 
 /** `oneBlock` as the block's whole v1 text (`V1_JSON_TEXT`) and its index block hash. */
 function oneBlockJson(where: string): ReturnType<typeof statement> {

@@ -16,6 +16,15 @@ export interface TxSummaryPageResponse {
 }
 
 /** A row's `block_height:microblock_sequence:tx_index` cursor. */
-export function txCursorOf(r: DbTxSummaryRow): string {
+export function txCursorOf(r: Pick<DbTxSummaryRow, 'block_height' | 'seq' | 'tx_index'>): string {
   return `${r.block_height}:${r.seq}:${r.tx_index}`;
+}
+
+/**
+ * The JSON text of a `TxSummaryPageResponse` whose results are the kept summary texts `results` (each
+ * `JSON.stringify` of a `TransactionSummaryResponse`): the same text `JSON.stringify` writes for the object.
+ */
+export function txSummaryPageJson(page: Omit<TxSummaryPageResponse, 'results'>, results: readonly string[]): string {
+  const head = JSON.stringify({ total: page.total, limit: page.limit, cursor: page.cursor });
+  return `${head.slice(0, -1)},"results":[${results.join(',')}]}`;
 }

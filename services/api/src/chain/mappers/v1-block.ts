@@ -120,6 +120,21 @@ export function toV1BlockJson(row: DbV1BlockRow): string {
   return `${before.slice(0, -1)},"txs":${row.tx_ids_json ?? '[]'},${JSON.stringify(tail).slice(1)}`;
 }
 
+/**
+ * The UTF-8 bytes of a `V1BlockListResponse` whose `results` are `results` (the blocks' v1 texts joined by commas),
+ * encoded once into one buffer of the answer's size. A page is ~90 kB: as a spliced string it was flattened to count
+ * its bytes, then encoded again by the socket write (the api's largest cost on this page under load).
+ */
+export function v1BlockListBytes(page: Omit<V1BlockListResponse, 'results'>, results: string): Buffer {
+  const head = `{"limit":${page.limit},"offset":${page.offset},"total":${page.total},"results":[`;
+  const size = head.length + Buffer.byteLength(results) + 2;
+  const bytes = Buffer.allocUnsafe(size);
+  let at = bytes.write(head, 0, 'latin1');
+  at += bytes.write(results, at);
+  bytes.write(']}', at, 'latin1');
+  return bytes;
+}
+
 /** The JSON text of a `V1BlockListResponse` whose results are `rows`, as `toV1BlockJson` writes each. */
 export function toV1BlockListJson(page: Omit<V1BlockListResponse, 'results'>, rows: DbV1BlockRow[]): string {
   const head = JSON.stringify({ limit: page.limit, offset: page.offset, total: page.total });

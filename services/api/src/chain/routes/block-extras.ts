@@ -9,8 +9,7 @@ import {
   type SummaryBlockKey,
   type TxCursor,
 } from '../datastore/block-tx-summaries';
-import { txCursorOf, type TxSummaryPageResponse } from '../mappers/tx-summary';
-import { toTransactionSummaryResponse } from '../../mappers/v3-transaction-summary';
+import { txCursorOf, txSummaryPageJson } from '../mappers/tx-summary';
 import type { RouteContext } from './context';
 
 /** The reference's signer-signature page sizes (`ResourceType.BlockSignerSignature`). */
@@ -59,17 +58,21 @@ export function blockExtrasRoutes(ctx: RouteContext): GetRoute[] {
     if (respondNotModifiedIfFresh(req, res, page.tip)) return;
     const rows = page.rows.slice(0, limit);
     const extra = page.rows[limit];
-    const body: TxSummaryPageResponse = {
-      total: page.total,
-      limit,
-      cursor: {
-        next: extra ? txCursorOf(extra) : null,
-        previous: page.prevCursor,
-        current: rows[0] ? txCursorOf(rows[0]) : null,
-      },
-      results: rows.map(toTransactionSummaryResponse),
-    };
-    res.json(body);
+    // The kept summary texts copied in (ADR 0042); `send` keeps the JSON type.
+    res.send(
+      txSummaryPageJson(
+        {
+          total: page.total,
+          limit,
+          cursor: {
+            next: extra ? txCursorOf(extra) : null,
+            previous: page.prevCursor,
+            current: rows[0] ? txCursorOf(rows[0]) : null,
+          },
+        },
+        rows.map((r) => r.summary_json),
+      ),
+    );
   });
 
   router.get('/extended/v2/blocks/:height_or_hash/signer-signatures', async (req, res) => {

@@ -4,7 +4,7 @@ import { NotFoundError } from '@bda/common';
 import { respondNotModifiedIfFresh } from '../../http-cache';
 import { parseHash32, parsePage } from '../../params';
 import { getV1Block, getV1BlockJson, getV1BlockJsonPage, getV1BlockPage, type V1BlockKey } from '../datastore/v1-blocks';
-import { toV1BlockJson, toV1BlockListJson } from '../mappers/v1-block';
+import { toV1BlockJson, toV1BlockListJson, v1BlockListBytes } from '../mappers/v1-block';
 import { parseHeightParam, redirectBareHash } from './chain-params';
 import { markDeprecated } from '../../deprecated';
 import type { RouteContext } from './context';
@@ -24,8 +24,7 @@ export function v1BlocksRoutes(ctx: RouteContext): GetRoute[] {
     const kept = await getV1BlockJsonPage(ctx.db, { limit, offset });
     if (kept.complete) {
       if (respondNotModifiedIfFresh(req, res, kept.tip)) return;
-      const total = kept.tip?.block_count ?? 0;
-      res.send(`{"limit":${limit},"offset":${offset},"total":${total},"results":[${kept.results}]}`);
+      res.send(v1BlockListBytes({ limit, offset, total: kept.tip?.block_count ?? 0 }, kept.results));
       return;
     }
     const { tip, rows } = await getV1BlockPage(ctx.db, { limit, offset });
