@@ -33,5 +33,8 @@ export async function tableChecksums(db: Knex, excludeColumns: string[] = []): P
   return out;
 }
 
-/** Wall-clock columns: the time the observer received an event. */
-export const RECEIPT_TIME_COLUMNS = ['mempool_txs.receipt_time', 'parked_blocks.received_at'];
+/**
+ * Wall-clock columns: the time the observer received an event, and the kept list text of a pending transaction, which
+ * shows that time (`receipt_time`, ADR 0041; the rest of it is rendered from the `mempool_txs` columns compared).
+ */
+export const RECEIPT_TIME_COLUMNS = ['mempool_txs.receipt_time', 'mempool_tx_json.json', 'parked_blocks.received_at'];
