@@ -300,6 +300,11 @@ describe('GET /extended/v1/address/{principal}/transactions', () => {
           );
           expect(reads('txs')).toBe(5);
           expect(reads('tx_list_json')).toBe(5);
+          // Each text by the hash of its tx_id (migration 109: a bucket page and the row, not three B-tree levels).
+          const probes = plan.filter((n) => n['Relation Name'] === 'tx_list_json');
+          expectMessage(JSON.stringify(probes.map((n) => [n['Node Type'], n['Index Name']])), () =>
+            expect(probes.every((n) => n['Index Name'] === 'tx_list_json_tx_id_hash')).toBe(true),
+          );
           expectMessage(
             JSON.stringify(plan.map((n) => [n['Node Type'], n['Relation Name'], n['Index Name'], n['Actual Rows']])),
             () =>
