@@ -108,22 +108,26 @@ describe('plainRoutes: identical requests of one turn', () => {
   });
 });
 
-describe('plainRoutes: a body given as bytes', () => {
-  it('writes a handler’s UTF-8 bytes as they are, with their length, as JSON, for a pipelined request after them too', async () => {
-    const text = '{"token":"SP000000000000000000002Q6VF78.café::🙂","balance":"340282366920938463463374607431768211455"}';
+describe('plainRoutes: a body given as parts', () => {
+  it('writes the parts one after the other with their total length in bytes, as JSON, for a pipelined request after them too', async () => {
+    const parts = [
+      '{"token":',
+      '"SP000000000000000000002Q6VF78.café::🙂"',
+      ',"balance":"340282366920938463463374607431768211455"}',
+    ];
     const routes = new ReadRoutes();
-    routes.get('/test/bytes/:id', (req, res) => {
-      res.type('application/json').send(Buffer.from(req.params.id === 'a' ? text : '{}', 'utf8'));
+    routes.get('/test/parts/:id', (req, res) => {
+      res.type('application/json').send(req.params.id === 'a' ? parts : ['{', '}']);
     });
     const { server, port } = await serve(routes.routes[0]!, false);
     try {
-      const answers = await pipelined(port, [get('/test/bytes/a'), get('/test/bytes/b')]);
+      const answers = await pipelined(port, [get('/test/parts/a'), get('/test/parts/b')]);
       expect(answers.map((a) => [a.status, a.body])).toEqual([
-        [200, text],
+        [200, parts.join('')],
         [200, '{}'],
       ]);
       // Bytes, not characters: the é and the emoji are 2 and 4 bytes.
-      expect(Number(answers[0]!.headers['content-length'])).toBe(text.length + 1 + 2);
+      expect(Number(answers[0]!.headers['content-length'])).toBe(parts.join('').length + 1 + 2);
       expect(answers[0]!.headers['content-type']).toBe('application/json; charset=utf-8');
     } finally {
       server.close();

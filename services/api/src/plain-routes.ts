@@ -37,10 +37,10 @@ export interface GetRoute {
 /** An answer with more than a JSON body. */
 export interface GetAnswer {
   /**
-   * The body (empty for a 304): a string, or its UTF-8 bytes when the handler has them already (a kept text spliced
-   * into a large answer), which are written as they are.
+   * The body (empty for a 304): a string, or the strings it is the concatenation of (a kept text spliced into a large
+   * answer), written one after the other in one socket write without being joined first.
    */
-  body: string | Buffer;
+  body: string | readonly string[];
   /** 200 when absent; 304 (no body) when `respondNotModifiedIfFresh` found the client's copy current. */
   status?: number;
   /** `application/json; charset=utf-8` when absent; `''` for none (an answer without a body). */
@@ -56,11 +56,12 @@ export function expressRouter(routes: readonly GetRoute[]): Router {
   const router = express.Router();
   for (const route of routes) {
     router.get(route.path, async (req, res) => {
-      const answer = await route.handle(req.params as Record<string, string>, req.query as ParsedUrlQuery, req.headers);
-      if (typeof answer === 'string') {
-        res.type('application/json').send(answer);
+      const handled = await route.handle(req.params as Record<string, string>, req.query as ParsedUrlQuery, req.headers);
+      if (typeof handled === 'string') {
+        res.type('application/json').send(handled);
         return;
       }
+      const answer = typeof handled.body === 'string' ? handled : { ...handled, body: handled.body.join('') };
       const status = answer.status ?? 200;
       res.status(status).set(answer.headers ?? {});
       if (status === 304) {
@@ -251,7 +252,7 @@ function writeBody(
   res: ServerResponse,
   status: number,
   contentType: string,
-  text: string | Buffer,
+  text: string | readonly string[],
   headers?: Readonly<Record<string, string>>,
 ): void {
   if (res.headersSent || res.destroyed) {
@@ -261,8 +262,20 @@ function writeBody(
   if (headers) for (const name in headers) res.setHeader(name, headers[name]!);
   res.statusCode = status;
   if (contentType) res.setHeader('Content-Type', contentType);
-  res.setHeader('Content-Length', typeof text === 'string' ? Buffer.byteLength(text) : text.length);
-  res.end(text);
+  if (typeof text === 'string') {
+    res.setHeader('Content-Length', Buffer.byteLength(text));
+    res.end(text);
+    return;
+  }
+  // The parts as they are: a 127 kB kept text spliced into one string was flattened (a copy) to count its bytes and
+  // encoded again by the socket write; each part here is counted and encoded once, into the one corked write (`end`
+  // uncorks).
+  let length = 0;
+  for (const part of text) length += Buffer.byteLength(part);
+  res.setHeader('Content-Length', length);
+  res.cork();
+  for (const part of text) res.write(part);
+  res.end();
 }
 
 function writeError(req: IncomingMessage, res: ServerResponse, path: string, err: unknown, logger: Logger): void {

@@ -34,7 +34,7 @@ export class ReadReply {
   private code = 200;
   private contentType = 'application/json; charset=utf-8';
   private readonly headers: Record<string, string> = {};
-  private body: string | Buffer | undefined;
+  private body: string | readonly string[] | undefined;
 
   status(code: number): this {
     this.code = code;
@@ -69,8 +69,8 @@ export class ReadReply {
     this.body = JSON.stringify(body);
   }
 
-  /** The body as text, or as its UTF-8 bytes (written as they are: no copy of a large spliced answer into a string). */
-  send(text: string | Buffer): void {
+  /** The body as text, or as the texts it is the concatenation of (written in turn: a large spliced answer is not joined). */
+  send(text: string | readonly string[]): void {
     this.body = text;
   }
 

@@ -557,6 +557,60 @@ for (const fixture of FIXTURES) {
         });
     });
 
+    it('joins the FT pages from each row’s kept entry (migration 104) as JSON.stringify writes them, for any asset name and amount, after the rows change', async () => {
+      // Names a node may send that JSON must escape (quote, backslash, control characters) or that are not ASCII, and
+      // a u128 amount; one zero balance (in the v2 list, not in the v3 one).
+      const who = 'SP2H2KEPTENTRYTEST0000000000000000';
+      const start: Array<[string, bigint]> = [
+        ['SP1.c::plain', 5n],
+        ['SP1.c::quote"back\\slash', 340282366920938463463374607431768211455n],
+        ['SP1.c::tab\tnl\ncr\r\u0001', 12n],
+        ['SP1.c::café-🙂', 12n],
+        ['SP1.c::zero', 0n],
+      ];
+      const byAsset = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+      const expectLists = async (trx: typeof replayed.api.db, rows: Array<[string, bigint]>) => {
+        const v2 = await getTokenBalancePageJson(trx, who, 'ft', { limit: 200, offset: 0 });
+        const v2Results = [...rows].sort(([a], [b]) => byAsset(a, b)).map(([token, v]) => ({ token, balance: v.toString() }));
+        expect(v2).toEqual({ total: rows.length, resultsJson: JSON.stringify(v2Results) });
+        const held = rows
+          .filter(([, v]) => v > 0n)
+          .sort(([a, x], [b, y]) => (x > y ? -1 : x < y ? 1 : byAsset(a, b)))
+          .map(([asset_identifier, v]) => ({ asset_identifier, balance: v.toString() }));
+        // The first page of two and the page from its `next` cursor.
+        const first = await getFtPositionsJson(trx, who, 2, null);
+        expect(first.resultsJson).toBe(JSON.stringify(held.slice(0, 2)));
+        expect(first.next).toEqual(held[2]);
+        const second = await getFtPositionsJson(trx, who, 2, {
+          balance: first.next!.balance,
+          asset: first.next!.asset_identifier,
+        });
+        expect(second.resultsJson).toBe(JSON.stringify(held.slice(2, 4)));
+      };
+      await replayed.api.db
+        .transaction(async (trx) => {
+          await trx.raw(
+            `INSERT INTO token_balances (principal, kind, asset_identifier, block_height, balance, total_sent, total_received)
+             SELECT ?, 'ft', a, 1, b, 0, b FROM unnest(?::text[], ?::numeric[]) AS t(a, b)`,
+            [who, start.map(([a]) => a), start.map(([, b]) => b.toString())],
+          );
+          await expectLists(trx, start);
+          // Every row written again (as the indexer's refresh does): the entries follow their balances.
+          await trx.raw(`UPDATE token_balances SET balance = balance + 3 WHERE principal = ? AND asset_identifier <> ?`, [
+            who,
+            start[1]![0],
+          ]);
+          await expectLists(
+            trx,
+            start.map(([a, b], i) => [a, i === 1 ? b : b + 3n]),
+          );
+          throw new Error('rollback');
+        })
+        .catch((err: Error) => {
+          if (err.message !== 'rollback') throw err;
+        });
+    });
+
     it('answers the nonces of every principal as its highest canonical nonce (origin or sponsor), at the tip and every height', async () => {
       let used = 0;
       for (const p of replayed.ledger.principals) {

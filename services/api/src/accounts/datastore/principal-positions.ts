@@ -18,7 +18,7 @@ export interface DbFtPosition {
 
 /** The positive FT balances of the principal `principal` (a parameter or a column). */
 const ftRow = (principal: string) =>
-  `SELECT asset_identifier, balance FROM token_balances WHERE principal = ${principal} AND kind = 'ft' AND balance > 0`;
+  `SELECT asset_identifier, balance, balance_json FROM token_balances WHERE principal = ${principal} AND kind = 'ft' AND balance > 0`;
 const FT_ROW = ftRow('$1');
 
 /** The number of positive FT balances, kept by migration 091's triggers (`token_balance_counts.held`). */
@@ -29,17 +29,17 @@ const ftHeldCount = (principal: string) =>
  * What both FT statements answer from their `page` (up to `$2` + 1 rows from the page's first on, numbered `n` in list
  * order): the number of positive balances; the page's first `$2` rows as the JSON text of the answer's `results`
  * (`[{"asset_identifier":…,"balance":"…"},…]`, as `JSON.stringify` writes them: the asset by `to_json`, the balance
- * digits only), so the api splices one text instead of parsing and writing a row per asset; the page's first row and
- * the row after it.
+ * digits only), joined from each row's kept entry (`balance_json`, migration 104), so the api splices one text instead
+ * of parsing and writing a row per asset; the page's first row and the row after it.
  */
 const ftPageColumns = (principal: string, limit: string) => `${ftHeldCount(principal)} AS total,
-          coalesce('[' || string_agg('{"asset_identifier":' || to_json(asset_identifier)::text || ',"balance":"' ||
-            balance::text || '"}', ',' ORDER BY n) FILTER (WHERE n <= ${limit}) || ']', '[]') AS results,
+          coalesce('[' || string_agg('{"asset_identifier":' || balance_json, ',' ORDER BY n) FILTER (WHERE n <= ${limit}) || ']',
+            '[]') AS results,
           min(asset_identifier) FILTER (WHERE n = 1) AS current_asset, min(balance::text) FILTER (WHERE n = 1) AS current_balance,
           min(asset_identifier) FILTER (WHERE n = ${limit} + 1) AS next_asset,
           min(balance::text) FILTER (WHERE n = ${limit} + 1) AS next_balance`;
 const FT_PAGE_ANSWER = `numbered AS (
-     SELECT asset_identifier, balance, row_number() OVER (ORDER BY balance DESC, asset_identifier) AS n FROM page
+     SELECT asset_identifier, balance, balance_json, row_number() OVER (ORDER BY balance DESC, asset_identifier) AS n FROM page
    )
    SELECT ${ftPageColumns('$1', '$2')}`;
 
@@ -55,7 +55,7 @@ const FT_POSITIONS_FIRST = statement(
    CROSS JOIN LATERAL (
      SELECT ${ftPageColumns('k.principal', 'k.lim')}, NULL AS before_asset, NULL AS before_balance
      FROM (
-       SELECT asset_identifier, balance, row_number() OVER (ORDER BY balance DESC, asset_identifier) AS n
+       SELECT asset_identifier, balance, balance_json, row_number() OVER (ORDER BY balance DESC, asset_identifier) AS n
        FROM (${ftRow('k.principal')} ORDER BY balance DESC, asset_identifier LIMIT k.lim + 1) page
      ) numbered
    ) a`,

@@ -89,16 +89,16 @@ export class TokenBalanceMapsLoader {
  * `$1` principals, `$2` kinds, `$3` limits, `$4` offsets, element by element (one row per request, `pos` its 1-based
  * place): how many current balances it has (migration 091's kept `token_balance_counts.kinds`, not a count of its
  * rows) and a page of them in asset order as the JSON text of the v2 answer's `results` (`[{"token":…,"balance":"…"},…]`,
- * `JSON.stringify`'s bytes: the asset by `to_json`, the balance digits only). The page and the offset it skips are
- * index entries of `token_balances_by_asset` (migration 092), read index-only.
+ * `JSON.stringify`'s bytes: the asset by `to_json`, the balance digits only), joined from each row's kept entry
+ * (`balance_json`, migration 104). The page and the offset it skips are index entries of `token_balances_by_asset`
+ * (migrations 092 and 104), read index-only.
  */
 const BALANCES_PAGES = statement(
   `SELECT k.pos,
           coalesce((SELECT kinds FROM token_balance_counts c WHERE c.principal = k.principal AND c.kind = k.kind), 0) AS total,
-          (SELECT coalesce('[' || string_agg('{"token":' || to_json(p.asset_identifier)::text || ',"balance":"' ||
-                                             p.balance::text || '"}', ',' ORDER BY p.asset_identifier) || ']', '[]')
+          (SELECT coalesce('[' || string_agg('{"token":' || p.balance_json, ',' ORDER BY p.asset_identifier) || ']', '[]')
            FROM (
-             SELECT b.asset_identifier, b.balance FROM token_balances b WHERE b.principal = k.principal AND b.kind = k.kind
+             SELECT b.asset_identifier, b.balance_json FROM token_balances b WHERE b.principal = k.principal AND b.kind = k.kind
              ORDER BY b.asset_identifier LIMIT k.lim OFFSET k.off
            ) p) AS results
    FROM unnest($1::text[], $2::text[], $3::integer[], $4::integer[]) WITH ORDINALITY AS k(principal, kind, lim, off, pos)`,
