@@ -262,6 +262,42 @@ describe('GET /extended/v1/tx/mempool', () => {
     });
   });
 
+  it('pages the whole pending set in the v3 order by cursor, newest second first, then tx id descending (index of migration 106)', async () => {
+    const secs = (t: DbMempoolTx) => Math.floor(Date.parse(t.receipt_time) / 1000);
+    const expected = [...pending]
+      .sort((a, b) => secs(b) - secs(a) || (a.tx_id < b.tx_id ? 1 : a.tx_id > b.tx_id ? -1 : 0))
+      .map((t) => t.tx_id);
+    const cursorOf = (id: string) => `${secs(pending.find((t) => t.tx_id === id)!)}:${id}`;
+    const seen: string[] = [];
+    let next: string | null = null;
+    do {
+      const path: string = `/extended/v3/mempool/transactions?limit=4${next === null ? '' : `&cursor=${encodeURIComponent(next)}`}`;
+      const res = await api.get(path);
+      expectMessage(path, () => expect(res.status).toBe(200));
+      const body = res.body as {
+        total: number;
+        cursor: { next: string | null; previous: string | null; current: string | null };
+        results: Array<{ tx_id: string }>;
+      };
+      const at = seen.length;
+      const page = body.results.map((t) => t.tx_id);
+      expectMessage(path, () =>
+        expect({ total: body.total, page, cursor: body.cursor }).toEqual({
+          total: expected.length,
+          page: expected.slice(at, at + 4),
+          cursor: {
+            current: cursorOf(expected[at]!),
+            next: at + 4 < expected.length ? cursorOf(expected[at + 4]!) : null,
+            previous: at > 0 ? cursorOf(expected[Math.max(0, at - 4)]!) : null,
+          },
+        }),
+      );
+      seen.push(...page);
+      next = body.cursor.next;
+    } while (next !== null);
+    expect(seen).toEqual(expected);
+  });
+
   it.each([
     ['limit=51', 'limit'],
     ['limit=-1', 'limit'],

@@ -291,8 +291,43 @@ function mempoolText(principal: boolean): string {
      ORDER BY k.secs DESC, k.tx_id DESC`;
 }
 
-const MEMPOOL = statement(mempoolText(false));
 const PRINCIPAL_MEMPOOL = statement(mempoolText(true));
+
+/** The v3 order's key of a pending row `alias` (migration 106's `bda_receipt_secs`, the key of `mempool_pending_receipt_secs`). */
+const secsOf = (alias: string) => `bda_receipt_secs(${alias}.receipt_time)`;
+
+/**
+ * The whole pending mempool in the v3 order, as index ranges of `mempool_pending_receipt_secs` (migration 106, ADR
+ * 0041) instead of a sort of every pending row: the page (`$1` + 1 entries from the cursor `$2`/`$3` down, or from the
+ * top), the page before it (`$1` entries up from the page's first, the highest of them its cursor), and the kept
+ * number of pending transactions (migration 086). Two texts, the first page and a cursor page: a generic plan cannot
+ * serve `cursor IS NULL OR …` from the index (ADR 0028's addendum).
+ */
+function wholeMempoolText(fromCursor: boolean): string {
+  const from = fromCursor ? `AND (${secsOf('m')}, m.tx_id) <= ($2::int8, $3::text)` : '';
+  return `WITH page AS (
+       SELECT m.tx_id, ${secsOf('m')} AS secs FROM mempool_txs m
+       WHERE m.status = 'pending' ${from}
+       ORDER BY ${secsOf('m')} DESC, m.tx_id DESC LIMIT $1::int + 1
+     ),
+     first AS (SELECT * FROM page ORDER BY secs DESC, tx_id DESC LIMIT 1),
+     prev AS (
+       SELECT q.* FROM (
+         SELECT ${secsOf('m')} AS secs, m.tx_id FROM first, mempool_txs m
+         WHERE m.status = 'pending' AND (${secsOf('m')}, m.tx_id) > (first.secs, first.tx_id)
+         ORDER BY ${secsOf('m')}, m.tx_id LIMIT $1::int
+       ) q ORDER BY q.secs DESC, q.tx_id DESC LIMIT 1
+     )
+     SELECT coalesce((SELECT pending FROM mempool_pending_count), 0) AS total,
+            (SELECT secs || ':' || tx_id FROM prev) AS prev_cursor, k.secs, ${mempoolSelect('m')}
+     FROM (SELECT 1) one
+     LEFT JOIN page k ON true
+     LEFT JOIN mempool_txs m ON m.tx_id = k.tx_id
+     ORDER BY k.secs DESC, k.tx_id DESC`;
+}
+
+const MEMPOOL_FIRST = statement(wholeMempoolText(false));
+const MEMPOOL_FROM = statement(wholeMempoolText(true));
 
 export interface MempoolCursor {
   seconds: number;
@@ -305,13 +340,11 @@ export async function getMempoolSummaries(
   cursor: MempoolCursor | null,
   principal: string | null,
 ): Promise<{ total: number; rows: Array<DbMempoolTxRow & { secs: string }>; prevCursor: string | null }> {
-  const values: unknown[] = [limit, cursor?.seconds ?? null, cursor?.txId ?? null];
+  const values: unknown[] = [limit];
+  if (principal !== null || cursor !== null) values.push(cursor?.seconds ?? null, cursor?.txId ?? null);
   if (principal !== null) values.push(principal);
-  const rows = await query<{ total: string; prev_cursor: string | null; tx_id: string | null }>(
-    db,
-    principal === null ? MEMPOOL : PRINCIPAL_MEMPOOL,
-    values,
-  );
+  const text = principal !== null ? PRINCIPAL_MEMPOOL : cursor === null ? MEMPOOL_FIRST : MEMPOOL_FROM;
+  const rows = await query<{ total: string; prev_cursor: string | null; tx_id: string | null }>(db, text, values);
   const first = rows[0]!;
   return {
     total: Number(first.total),
