@@ -1,8 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
-import { Pool } from 'undici';
 import type { Logger } from '@bda/common';
 import type { GatewayMetrics } from '../metrics';
+import { UpstreamConnections } from './upstream-connections';
 
 export interface PoolOptions {
   /** Consecutive failures (connect error, 5xx, timeout) before a passive ejection. */
@@ -31,8 +31,8 @@ export class Member {
   /** node:http keep-alive agent: the health probes. */
   readonly agent: http.Agent;
   readonly request: typeof http.request;
-  /** undici keep-alive pool: the forwarder's tries (ADR 0027). */
-  readonly dispatcher: Pool;
+  /** Keep-alive connections for the forwarder's tries (upstream-connections.ts, ADR 0044). */
+  readonly connections: UpstreamConnections;
   /** `Basic …` from the URL's credentials, sent on every forwarded try. */
   readonly authorization: string | undefined;
   readonly hostname: string;
@@ -70,9 +70,9 @@ export class Member {
     this.request = tls ? https.request : http.request;
     this.authorization = this.auth === undefined ? undefined : `Basic ${Buffer.from(this.auth).toString('base64')}`;
     // Same limits as the agent: maxSockets connections, one request at a time on each (no pipelining). The time to
-    // the response headers is the forwarder's (its try timeout, whatever UPSTREAM_TRY_TIMEOUT_MS is), not undici's;
-    // undici's body timeout (300 s of silence) stays as a backstop for answers read only to be dropped.
-    this.dispatcher = new Pool(this.name, { connections: opts.maxSockets, pipelining: 1, headersTimeout: 0 });
+    // the response headers is the forwarder's (its try timeout, UPSTREAM_TRY_TIMEOUT_MS); a body silent for 300 s is
+    // cut as a backstop for answers read only to be dropped.
+    this.connections = new UpstreamConnections(u, { maxSockets: opts.maxSockets });
   }
 
   /** Takes traffic: not marked down by the health checker and not ejected. */
@@ -188,7 +188,7 @@ export class UpstreamPool {
   destroy(): void {
     for (const m of this.members) {
       m.agent.destroy();
-      m.dispatcher.destroy().catch(() => undefined);
+      m.connections.destroy();
     }
   }
 }

@@ -118,6 +118,50 @@ describe('attachFastPath', () => {
     expect(s.paths).toEqual([true]);
   });
 
+  it('writes the same bytes as node:http for the answers the gateway writes (Date aside)', async () => {
+    const handler: Handler = (req, res) => {
+      if (req.url === '/relay') {
+        res.writeHead(200, 'OK', ['Content-Type', 'application/json', 'Content-Length', '2', 'x-request-id', 'r1']);
+        res.end(Buffer.from('{}'));
+      } else if (req.url === '/error') {
+        res.setHeader('x-request-id', 'r2');
+        res.statusCode = 503;
+        res.setHeader('content-type', 'application/json; charset=utf-8');
+        res.setHeader('content-length', 15);
+        res.end('{"error":"x"}\r\n');
+      } else if (req.url === '/stream') {
+        res.writeHead(200, 'OK', ['content-type', 'text/plain']);
+        res.write(Buffer.from('ab'));
+        res.end();
+      } else res.end();
+    };
+    const fast = await serve(handler);
+    const plain = createServer(handler);
+    plain.listen(0, '127.0.0.1');
+    await once(plain, 'listening');
+    open.push({ server: plain, fast: { closeIdle: () => undefined, connections: () => 0 } });
+    const plainPort = (plain.address() as AddressInfo).port;
+    const undated = (t: string) => t.replace(/\r\nDate: [^\r]+/, '');
+    const ends: Record<string, (t: string) => boolean> = {
+      '/relay': (t) => t.endsWith('{}'),
+      '/error': (t) => t.endsWith('\r\n') && t.includes('{"error"'),
+      '/stream': (t) => t.endsWith('0\r\n\r\n'),
+      '/empty': (t) => t.endsWith('\r\n\r\n'),
+    };
+    for (const [path, done] of Object.entries(ends)) {
+      for (const method of ['GET', 'HEAD']) {
+        const request = `${method} ${path} HTTP/1.1\r\nHost: x\r\n\r\n`;
+        const headOnly = (t: string) => t.includes('\r\n\r\n');
+        const a = await exchange(fast.port, [request], method === 'HEAD' ? headOnly : done);
+        const b = await exchange(plainPort, [request], method === 'HEAD' ? headOnly : done);
+        a.socket.destroy();
+        b.socket.destroy();
+        expect(`${method} ${path}\n${undated(a.text)}`).toBe(`${method} ${path}\n${undated(b.text)}`);
+      }
+    }
+    expect(fast.paths.every((p) => p)).toBe(true);
+  });
+
   it('frames an answer without a length as chunked, as node:http does', async () => {
     const s = await serve((_req, res) => {
       res.writeHead(200, 'OK', ['content-type', 'text/plain']);
@@ -159,11 +203,12 @@ describe('attachFastPath', () => {
   it('hands a request with a body, and its connection from then on, to node:http', async () => {
     const s = await serve((req, res) => {
       let body = '';
-      req.setEncoding?.('utf8');
+      const method = req.method;
       if (req instanceof IncomingMessage) {
+        req.setEncoding('utf8');
         req.on('data', (c: string) => (body += c));
-        req.on('end', () => res.end(`${req.method} ${body}`));
-      } else res.end(`${req.method} fast`);
+        req.on('end', () => res.end(`${method} ${body}`));
+      } else res.end(`${method} fast`);
     });
     const { text, socket } = await exchange(s.port, ['GET /one HTTP/1.1\r\nHost: x\r\n\r\n'], (t) => t.endsWith('GET fast'));
     const more = new Promise<string>((resolve) => {

@@ -230,7 +230,7 @@ class FastConnection {
     this.messages = 0;
     const ret = this.parser.execute(chunk);
     const found = this.found as Found | undefined;
-    if (ret instanceof Error || this.refused || found === undefined || !found.complete || ret !== chunk.length) {
+    if (typeof ret !== 'number' || this.refused || found === undefined || !found.complete || ret !== chunk.length) {
       this.handOff(chunk);
       return;
     }
@@ -364,6 +364,8 @@ class FastResponse extends EventEmitter {
   private noBody: boolean;
   private closeAfter = false;
   private over = false;
+  /** The length end() knows of an answer given whole without one: written after Keep-Alive, where Node writes it. */
+  private implicitLength: number | undefined;
 
   constructor(
     private readonly conn: FastConnection,
@@ -413,6 +415,10 @@ class FastResponse extends EventEmitter {
       if (this.closeAfter) lines.push('Connection: close\r\n');
       else lines.push('Connection: keep-alive\r\nKeep-Alive: timeout=', String(this.conn.keepAliveSeconds()), '\r\n');
     }
+    if (this.implicitLength !== undefined && !length) {
+      lines.push('Content-Length: ', String(this.implicitLength), '\r\n');
+      length = true;
+    }
     if (!length && !this.noBody) {
       this.chunked = true;
       lines.push('Transfer-Encoding: chunked\r\n');
@@ -451,10 +457,7 @@ class FastResponse extends EventEmitter {
       const status = this.statusCode;
       const bodiless = this.isHead || status === 204 || status === 304 || (status >= 100 && status < 200);
       if (!bodiless && this.headers?.has('content-length') !== true) {
-        this.setHeader(
-          'Content-Length',
-          chunk === undefined ? 0 : typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length,
-        );
+        this.implicitLength = chunk === undefined ? 0 : typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
       }
       this.writeHead(status);
     }

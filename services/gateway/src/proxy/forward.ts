@@ -1,12 +1,12 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { Dispatcher } from 'undici';
 import { BadGatewayError, GatewayTimeoutError, InputError, ServiceUnavailableError } from '@bda/common';
 import type { GatewayMetrics } from '../metrics';
 import type { Member, UpstreamPool } from '../node-pool/pool';
+import type { UpstreamHandler } from '../node-pool/upstream-connections';
 import { isCorsHeader } from './cors';
 
 /**
- * The forwarder: undici keep-alive pools per member (ADR 0027), the request body already read whole (read-request-body.ts: a client
+ * The forwarder: keep-alive connections per member (upstream-connections.ts, ADR 0044), the request body already read whole (read-request-body.ts: a client
  * that aborts, stalls or sends less than it announced never reaches a member), the answer streamed back, and the retry
  * rules of the pool.
  *
@@ -89,7 +89,7 @@ const CONNECT_ERRORS = new Set([
   'EADDRNOTAVAIL',
   'ECONNRESET',
   'EPIPE',
-  'UND_ERR_CONNECT_TIMEOUT',
+  'UPSTREAM_CONNECT_TIMEOUT',
 ]);
 
 /** Hop-by-hop headers (not passed on in either direction). */
@@ -135,7 +135,7 @@ export class Forwarder {
       const r = await this.tryOnce(member, req, res, target, headers, body, Math.min(timeLeft, this.settings.tryTimeoutMs));
       if (r.kind === 'client_gone') return;
       if (r.kind === 'failed') {
-        // A request undici refuses to write (a header or target it deems invalid) is the client's doing, not the member's.
+        // A request that cannot be written (a header or target that is invalid) is the client's doing, not the member's.
         if (r.outcome === 'invalid_request') throw this.failure(r, false);
         this.metrics.upstreamTries.inc(this.pool.name, member.name, r.outcome);
         this.pool.reportFailure(member, r.outcome);
@@ -286,10 +286,11 @@ function setsHeader(own: string[], name: string): boolean {
 type Phase = 'waiting' | 'held' | 'relaying' | 'discarded' | 'over';
 
 /**
- * One try on one member, as an undici dispatch handler (the member's keep-alive `Pool`): one object per try and no
- * stream per answer, instead of node:http's ClientRequest, agent queue and IncomingMessage (issue 26, ADR 0027).
+ * One try on one member, as a handler of the member's keep-alive connections (upstream-connections.ts): one object per
+ * try and no stream per answer, instead of node:http's ClientRequest, agent queue and IncomingMessage (issue 26, ADR
+ * 0027, ADR 0044).
  *
- * - `onConnect` is undici's signal that the connection is up and the request is about to be written: from there on,
+ * - `onConnect` is the signal that the connection is up and the request is about to be written: from there on,
  *   bytes reach the member (`sent`). A try that was already given up (timeout, client gone) aborts there, so a request
  *   queued behind a slow connect is never sent after the gateway moved on.
  * - The response headers settle the try; body chunks that arrive before the forwarder decides (relay or drop) are held
@@ -298,14 +299,14 @@ type Phase = 'waiting' | 'held' | 'relaying' | 'discarded' | 'over';
  * - One timer: the try timeout until the headers, then the idle timeout of the body while it is relayed (an upstream
  *   that stalls mid-body is cut after `tryTimeoutMs` of silence).
  */
-class Attempt implements Dispatcher.DispatchHandler {
+class Attempt implements UpstreamHandler {
   status = 0;
   private phase: Phase = 'waiting';
   private sent = false;
   private abortRequest: ((err?: Error) => void) | undefined;
   private resumeSocket: (() => void) | undefined;
   private statusText = '';
-  private rawHeaders: Buffer[] = [];
+  private rawHeaders: string[] = [];
   private held: Buffer[] | undefined;
   private complete = false;
   private bodyError = false;
@@ -336,7 +337,7 @@ class Attempt implements Dispatcher.DispatchHandler {
       member.authorization === undefined
         ? [...headers, 'host', member.hostHeader]
         : [...headers, 'host', member.hostHeader, 'authorization', member.authorization];
-    member.dispatcher.dispatch({ path: target, method: method as Dispatcher.HttpMethod, headers: all, body: body ?? null }, this);
+    member.connections.dispatch({ path: target, method, headers: all, body: body ?? null }, this);
   }
 
   onConnect(abort: (err?: Error) => void): void {
@@ -348,7 +349,7 @@ class Attempt implements Dispatcher.DispatchHandler {
     this.sent = true;
   }
 
-  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void, statusText: string): boolean {
+  onHeaders(statusCode: number, rawHeaders: string[], resume: () => void, statusText: string): boolean {
     if (this.phase !== 'waiting') return true;
     this.status = statusCode;
     this.statusText = statusText;
@@ -381,7 +382,7 @@ class Attempt implements Dispatcher.DispatchHandler {
     this.release();
     if (this.phase === 'waiting') {
       const code = (err as NodeJS.ErrnoException).code ?? '';
-      if (code === 'UND_ERR_INVALID_ARG') this.fail('invalid_request', err.message);
+      if (code === 'UPSTREAM_INVALID_REQUEST') this.fail('invalid_request', err.message);
       else if (!this.sent && CONNECT_ERRORS.has(code)) this.fail('connect_error', code);
       else if (code.startsWith('HPE_')) this.fail('bad_response', code);
       else this.fail('reset', code || err.message);
@@ -394,11 +395,11 @@ class Attempt implements Dispatcher.DispatchHandler {
     const raw = this.rawHeaders;
     const out: string[] = [];
     for (let i = 0; i < raw.length; i += 2) {
-      const name = raw[i]!.toString('latin1');
+      const name = raw[i]!;
       const lower = name.toLowerCase();
       if (HOP_BY_HOP.has(lower) || (OWN_RESPONSE_HEADERS.has(lower) && setsHeader(own, lower))) continue;
       if (corsOwned && isCorsHeader(lower)) continue;
-      out.push(name, raw[i + 1]!.toString('latin1'));
+      out.push(name, raw[i + 1]!);
     }
     for (let i = 0; i < own.length; i++) out.push(own[i]!);
     const res = this.res;
