@@ -235,7 +235,7 @@ describe('GET /extended/v1/tx/mempool', () => {
         const res = await api.get(path);
         expectMessage(path, () => expect(res.status).toBe(200));
         const exclude = path.includes('exclude_function_args=true');
-        const results = [];
+        const results: object[] = [];
         for (const id of ids(res.body)) {
           const found = await getTxById(api.db, id, { limit: 0, offset: 0 });
           if (found?.kind !== 'mempool') throw new Error(`${id}: not pending by id`);
