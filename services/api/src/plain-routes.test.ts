@@ -134,3 +134,24 @@ describe('plainRoutes: a body given as parts', () => {
     }
   });
 });
+
+describe('plainRoutes: a body given as bytes', () => {
+  it('writes a handler’s UTF-8 bytes as they are, with their length', async () => {
+    const text = '{"hash":"0x00","name":"café-🙂"}';
+    const routes = new ReadRoutes();
+    routes.get('/test/bytes/:id', (_req, res) => {
+      res.type('application/json').send(Buffer.from(text, 'utf8'));
+    });
+    const { server, port } = await serve(routes.routes[0]!, false);
+    try {
+      const answers = await pipelined(port, [get('/test/bytes/a'), get('/test/bytes/b')]);
+      expect(answers.map((a) => [a.status, a.body])).toEqual([
+        [200, text],
+        [200, text],
+      ]);
+      expect(Number(answers[0]!.headers['content-length'])).toBe(text.length + 1 + 2);
+    } finally {
+      server.close();
+    }
+  });
+});

@@ -37,10 +37,11 @@ export interface GetRoute {
 /** An answer with more than a JSON body. */
 export interface GetAnswer {
   /**
-   * The body (empty for a 304): a string, or the strings it is the concatenation of (a kept text spliced into a large
-   * answer), written one after the other in one socket write without being joined first.
+   * The body (empty for a 304): a string; its UTF-8 bytes (written as they are); or the strings it is the concatenation
+   * of (a kept text spliced into a large answer), written one after the other in one socket write without being joined
+   * first.
    */
-  body: string | readonly string[];
+  body: string | Buffer | readonly string[];
   /** 200 when absent; 304 (no body) when `respondNotModifiedIfFresh` found the client's copy current. */
   status?: number;
   /** `application/json; charset=utf-8` when absent; `''` for none (an answer without a body). */
@@ -61,7 +62,7 @@ export function expressRouter(routes: readonly GetRoute[]): Router {
         res.type('application/json').send(handled);
         return;
       }
-      const answer = typeof handled.body === 'string' ? handled : { ...handled, body: handled.body.join('') };
+      const answer = Array.isArray(handled.body) ? { ...handled, body: handled.body.join('') } : handled;
       const status = answer.status ?? 200;
       res.status(status).set(answer.headers ?? {});
       if (status === 304) {
@@ -252,7 +253,7 @@ function writeBody(
   res: ServerResponse,
   status: number,
   contentType: string,
-  text: string | readonly string[],
+  text: string | Buffer | readonly string[],
   headers?: Readonly<Record<string, string>>,
 ): void {
   if (res.headersSent || res.destroyed) {
@@ -262,8 +263,8 @@ function writeBody(
   if (headers) for (const name in headers) res.setHeader(name, headers[name]!);
   res.statusCode = status;
   if (contentType) res.setHeader('Content-Type', contentType);
-  if (typeof text === 'string') {
-    res.setHeader('Content-Length', Buffer.byteLength(text));
+  if (typeof text === 'string' || Buffer.isBuffer(text)) {
+    res.setHeader('Content-Length', typeof text === 'string' ? Buffer.byteLength(text) : text.length);
     res.end(text);
     return;
   }

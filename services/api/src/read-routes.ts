@@ -34,7 +34,7 @@ export class ReadReply {
   private code = 200;
   private contentType = 'application/json; charset=utf-8';
   private readonly headers: Record<string, string> = {};
-  private body: string | readonly string[] | undefined;
+  private body: string | Buffer | readonly string[] | undefined;
 
   status(code: number): this {
     this.code = code;
@@ -69,8 +69,11 @@ export class ReadReply {
     this.body = JSON.stringify(body);
   }
 
-  /** The body as text, or as the texts it is the concatenation of (written in turn: a large spliced answer is not joined). */
-  send(text: string | readonly string[]): void {
+  /**
+   * The body as text, as its UTF-8 bytes (written as they are), or as the texts it is the concatenation of (written in
+   * turn: a large spliced answer is not joined).
+   */
+  send(text: string | Buffer | readonly string[]): void {
     this.body = text;
   }
 
