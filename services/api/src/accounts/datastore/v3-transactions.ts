@@ -301,7 +301,8 @@ const secsOf = (alias: string) => `bda_receipt_secs(${alias}.receipt_time)`;
  * 0041) instead of a sort of every pending row: the page (`$1` + 1 entries from the cursor `$2`/`$3` down, or from the
  * top), the page before it (`$1` entries up from the page's first, the highest of them its cursor), and the kept
  * number of pending transactions (migration 086). Two texts, the first page and a cursor page: a generic plan cannot
- * serve `cursor IS NULL OR …` from the index (ADR 0028's addendum).
+ * serve `cursor IS NULL OR …` from the index (ADR 0028's addendum). The page before is a LATERAL on the page's first
+ * key, so that the generic plan starts its index range there (joined, it walked every pending entry).
  */
 function wholeMempoolText(fromCursor: boolean): string {
   const from = fromCursor ? `AND (${secsOf('m')}, m.tx_id) <= ($2::int8, $3::text)` : '';
@@ -312,8 +313,8 @@ function wholeMempoolText(fromCursor: boolean): string {
      ),
      first AS (SELECT * FROM page ORDER BY secs DESC, tx_id DESC LIMIT 1),
      prev AS (
-       SELECT q.* FROM (
-         SELECT ${secsOf('m')} AS secs, m.tx_id FROM first, mempool_txs m
+       SELECT q.* FROM first CROSS JOIN LATERAL (
+         SELECT ${secsOf('m')} AS secs, m.tx_id FROM mempool_txs m
          WHERE m.status = 'pending' AND (${secsOf('m')}, m.tx_id) > (first.secs, first.tx_id)
          ORDER BY ${secsOf('m')}, m.tx_id LIMIT $1::int
        ) q ORDER BY q.secs DESC, q.tx_id DESC LIMIT 1
