@@ -21,12 +21,14 @@
  *   npx tsx bench/proxy/run.ts
  *   env: BENCH_SECONDS=10 BENCH_CONNECTIONS=64 BENCH_ROUNDS=3 GATEWAY_WORKERS=<cores> BENCH_TARGETS=direct,nginx,gateway,…
  *        BENCH_BASELINE=<dir> BENCH_BASELINE_TARGETS=gateway+redis (another gateway in the same run), BENCH_CPU_PROF=<dir>
+ *        BENCH_BUNDLE=<dir> (the gateway under test from a built bundle, as production runs it: `node scripts/build.mjs
+ *        --outdir <dir>`); a BENCH_BASELINE holding a `gateway.mjs` is a bundle too (`scripts/bundle-at.sh <commit> <dir>`)
  *
  * CPU per request: the user + system time of the target's processes (the stub, nginx's master and workers, a gateway's
  * primary and workers) during the throughput run, divided by the requests wrk counted in it.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { get } from 'node:http';
 import { join } from 'node:path';
@@ -222,7 +224,7 @@ function httpGetText(url: string): Promise<string> {
 
 async function startGateway(
   env: Record<string, string>,
-  root = ROOT,
+  root = process.env.BENCH_BUNDLE ?? ROOT,
 ): Promise<{ port: number; adminPort: number; child: ChildProcess }> {
   const port = await freePort();
   // The admin listener (`/metrics`) of each gateway on a port of its own (its default, 3998, would be shared).
@@ -234,9 +236,10 @@ async function startGateway(
     process.execPath,
     [
       ...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []),
-      '--import',
-      'tsx',
-      join(root, 'services/gateway/src/main.ts'),
+      // A bundle directory (scripts/build.mjs) runs with plain node, as production does; sources run through tsx.
+      ...(existsSync(join(root, 'gateway.mjs'))
+        ? [join(root, 'gateway.mjs')]
+        : ['--import', 'tsx', join(root, 'services/gateway/src/main.ts')]),
     ],
     {
       GATEWAY_PORT: String(port),
@@ -350,7 +353,7 @@ async function main(): Promise<void> {
     ['gateway+mem', {}, [keyHeader]],
   ] as Array<[string, Record<string, string>, string[]]>;
   for (const [name, env, headers, root] of [
-    ...gateways.map(([n, e, h]) => [n, e, h, ROOT] as const),
+    ...gateways.map(([n, e, h]) => [n, e, h, process.env.BENCH_BUNDLE ?? ROOT] as const),
     ...(BASELINE
       ? gateways.filter(([n]) => BASELINE_TARGETS.has(n)).map(([n, e, h]) => [`${n} (before)`, e, h, BASELINE] as const)
       : []),
