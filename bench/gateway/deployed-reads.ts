@@ -16,11 +16,13 @@
  *            (the first one is the bar's; BDA_NODE_ARGS=<flags> gives node flags); default: `as deployed` alone
  *        BENCH_BASELINE=<dir>   the gateway under <dir> (e.g. `git archive <commit> services/gateway | tar -x -C <dir>`),
  *            as deployed, in the same rounds: `as deployed (before)`
+ *        BENCH_BUNDLE=<dir>     the gateway under test from a built bundle (`node scripts/build.mjs --outdir <dir>`), as
+ *                               production runs it; a BENCH_BASELINE holding `gateway.mjs` is a bundle too
  *        BENCH_CPU_PROF=<dir>   V8 CPU profiles of the gateways' processes (`bench/proxy/profile-summary.ts`)
  *        BENCH_ENDPOINTS=extended,block
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createDb, migrateLatest } from '@bda/db';
@@ -62,7 +64,7 @@ function variants(): Variant[] {
         if (eq === -1) throw new BenchInvalidError(`BENCH_GATEWAYS: ${pair} is not NAME=value`);
         env[pair.slice(0, eq).trim()] = pair.slice(eq + 1).trim();
       }
-    return { label, env, root: ROOT };
+    return { label, env, root: process.env.BENCH_BUNDLE ? resolve(process.env.BENCH_BUNDLE) : ROOT };
   });
   if (BASELINE) out.push({ label: `${out[0]!.label} (before)`, env: out[0]!.env, root: BASELINE });
   return out;
@@ -103,7 +105,11 @@ function startGatewayAt(root: string, env: NodeJS.ProcessEnv): ServiceProcess {
   const prof = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
   // BDA_NODE_ARGS: node flags of this gateway (its cluster workers inherit them), e.g. `--single-threaded-gc`.
   const flags = (env.BDA_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  const child = spawn(process.execPath, [...prof, ...flags, '--import', 'tsx', join(root, 'services/gateway/src/main.ts')], {
+  // A bundle directory (scripts/build.mjs, BENCH_BUNDLE or a BENCH_BASELINE holding gateway.mjs) runs with plain node.
+  const entry = existsSync(join(root, 'gateway.mjs'))
+    ? [join(root, 'gateway.mjs')]
+    : ['--import', 'tsx', join(root, 'services/gateway/src/main.ts')];
+  const child = spawn(process.execPath, [...prof, ...flags, ...entry], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
