@@ -12,7 +12,7 @@ import { startApi, type ApiHarness } from './support/api-harness';
 import { expectKeptTxTextsAsRendered } from './support/kept-tx-json';
 import { expectKeptSummariesAsRendered } from './support/kept-tx-summaries';
 import { chainOracle, v1TxOrder, type ChainOracle, type OracleBlock } from './chain-fixture-oracle';
-import { getV1Block, getV1BlockJson, getV1BlockJsonPage, getV1BlockPage } from '../src/chain/datastore/v1-blocks';
+import { getV1Block, getV1BlockJson, getV1BlockPartsPage, getV1BlockPage } from '../src/chain/datastore/v1-blocks';
 import type { DbBlockRow } from '../src/chain/datastore/blocks';
 import { toV1BlockJson, toV1BlockListJson } from '../src/chain/mappers/v1-block';
 
@@ -39,7 +39,7 @@ async function expectV1TextsAsRendered(api: ApiHarness, canonical: readonly Orac
     expectMessage(`height ${b.block_height}`, () => expect(res.text).toBe(expected));
   }
   for (let offset = 0; offset < canonical.length; offset += 20) {
-    expect((await getV1BlockJsonPage(api.db, { limit: 20, offset })).complete).toBe(true);
+    expect((await getV1BlockPartsPage(api.db, { limit: 20, offset })).complete).toBe(true);
     const { tip, rows } = await getV1BlockPage(api.db, { limit: 20, offset });
     const res = await api.get(`/extended/v1/block?offset=${offset}`);
     expect(res.text).toBe(toV1BlockListJson({ limit: 20, offset, total: tip!.block_count }, rows));
@@ -278,7 +278,7 @@ describe('v1 blocks over mainnet-out-of-order-microblock.tsv', () => {
     try {
       const key = { kind: 'height', height: b.block_height } as const;
       expect((await getV1BlockJson(api.db, key)).text).toBeNull();
-      expect((await getV1BlockJsonPage(api.db, { limit: 20, offset: 0 })).complete).toBe(false);
+      expect((await getV1BlockPartsPage(api.db, { limit: 20, offset: 0 })).complete).toBe(false);
       const { block } = await getV1Block(api.db, key);
       const one = await api.get(`/extended/v1/block/by_height/${b.block_height}`);
       expect(one.text).toBe(toV1BlockJson(block!));

@@ -3,8 +3,8 @@ import { ReadRoutes, type ReadReply, type ReadRequest } from '../../read-routes'
 import { NotFoundError } from '@bda/common';
 import { respondNotModifiedIfFresh } from '../../http-cache';
 import { parseHash32, parsePage } from '../../params';
-import { getV1Block, getV1BlockJson, getV1BlockJsonPage, getV1BlockPage, type V1BlockKey } from '../datastore/v1-blocks';
-import { toV1BlockJson, toV1BlockListJson, v1BlockListBytes } from '../mappers/v1-block';
+import { getV1Block, getV1BlockJson, getV1BlockPage, getV1BlockPartsPage, type V1BlockKey } from '../datastore/v1-blocks';
+import { toV1BlockJson, toV1BlockListJson, v1BlockListParts } from '../mappers/v1-block';
 import { parseHeightParam, redirectBareHash } from './chain-params';
 import { markDeprecated } from '../../deprecated';
 import type { RouteContext } from './context';
@@ -19,12 +19,13 @@ export function v1BlocksRoutes(ctx: RouteContext): GetRoute[] {
   router.get('/extended/v1/block', async (req, res) => {
     markDeprecated(res);
     const { limit, offset } = parsePage(req.query, ctx.limits.block, { zeroMeansDefault: true });
-    // The blocks' kept v1 texts joined by PostgreSQL (ADR 0042); a page with a block without them is answered from
-    // the columns, each block's kept transaction ids copied in (`toV1BlockListJson`). `send` keeps the JSON type.
-    const kept = await getV1BlockJsonPage(ctx.db, { limit, offset });
+    // The blocks' kept v1 text parts written one after the other (ADR 0042); a page with a block without them is
+    // answered from the columns, each block's kept transaction ids copied in (`toV1BlockListJson`). `send` keeps the
+    // JSON type.
+    const kept = await getV1BlockPartsPage(ctx.db, { limit, offset });
     if (kept.complete) {
       if (respondNotModifiedIfFresh(req, res, kept.tip)) return;
-      res.send(v1BlockListBytes({ limit, offset, total: kept.tip?.block_count ?? 0 }, kept.results));
+      res.send(v1BlockListParts({ limit, offset, total: kept.tip?.block_count ?? 0 }, kept.rows));
       return;
     }
     const { tip, rows } = await getV1BlockPage(ctx.db, { limit, offset });
