@@ -206,22 +206,25 @@ export function principalTransfersSql(principal: string): string {
 
 /**
  * The (principal, transaction) pairs of the blocks `?` in `principal_txs` or `principal_transfer_txs`, each with its
- * transaction's columns, the principal's transfers and its `principal_txs` row (nulls when it has none).
+ * transaction's columns and the principal's transfers.
  */
 const RENDER_ROWS = `WITH pairs AS (
     SELECT principal, tx_id, index_block_hash FROM principal_txs WHERE index_block_hash = ANY(?::text[])
     UNION
     SELECT principal, tx_id, index_block_hash FROM principal_transfer_txs WHERE index_block_hash = ANY(?::text[])
   )
-  SELECT k.principal, ${TX_JSON_COLUMNS.map((c) => `t.${c}`).join(', ')}, ev.transfers,
-         a.stx_sent::text AS stx_sent, a.stx_received::text AS stx_received, a.stx_balance_affected,
-         a.ft_balance_affected, a.nft_balance_affected, a.tx_id IS NOT NULL AS has_activity
+  SELECT k.principal, ${TX_JSON_COLUMNS.map((c) => `t.${c}`).join(', ')}, ev.transfers
   FROM pairs k
   JOIN txs t ON t.tx_id = k.tx_id AND t.index_block_hash = k.index_block_hash
-  LEFT JOIN principal_txs a ON a.principal = k.principal AND a.block_height = t.block_height
-    AND a.microblock_sequence = coalesce(t.microblock_sequence, 2147483647) AND a.tx_index = t.tx_index
-    AND a.tx_id = t.tx_id AND a.index_block_hash = t.index_block_hash
   ${principalTransfersSql('k.principal')}`;
+
+/**
+ * The `principal_txs` rows of the blocks `?` (matched to the pairs by key in JS: a join here is planned as a loop over
+ * the block's rows for each pair, quadratic in a block's size).
+ */
+const ACTIVITY_ROWS = `SELECT principal, tx_id, index_block_hash, stx_sent::text AS stx_sent, stx_received::text AS stx_received,
+    stx_balance_affected, ft_balance_affected, nft_balance_affected
+  FROM principal_txs WHERE index_block_hash = ANY(?::text[])`;
 
 const UPSERT = `INSERT INTO principal_tx_json (principal, tx_id, index_block_hash, v2_tail, transfers_tail, v3_json)
   SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
@@ -253,6 +256,17 @@ export async function keepPrincipalTxJson(knex: Knex, indexBlockHashes: readonly
   const hashes = [...indexBlockHashes];
   const { rows } = (await knex.raw(RENDER_ROWS, [hashes, hashes])) as { rows: RenderRow[] };
   if (rows.length === 0) return 0;
+  const key = (r: { principal: string; tx_id: string; index_block_hash: string }) =>
+    `${r.principal} ${r.tx_id} ${r.index_block_hash}`;
+  const activity = (await knex.raw(ACTIVITY_ROWS, [hashes])) as {
+    rows: Array<DbPrincipalTxActivity & { principal: string; tx_id: string; index_block_hash: string }>;
+  };
+  const byKey = new Map(activity.rows.map((a) => [key(a), a]));
+  for (const r of rows) {
+    const a = byKey.get(key(r));
+    r.has_activity = a !== undefined;
+    if (a) Object.assign(r, { ...a });
+  }
   const texts = rows.map(principalTxTexts);
   await knex.raw(UPSERT, [
     rows.map((r) => r.principal),
