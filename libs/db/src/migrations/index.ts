@@ -74,6 +74,7 @@ import * as m105 from './105-mempool-tx-json';
 import * as m106 from './106-mempool-receipt-secs';
 import * as m107 from './107-v1-block-json';
 import * as m108 from './108-tx-summary-json';
+import * as m109 from './109-tx-list-json-hash';
 
 export { principalActivityInsertSql } from './070-principal-activity';
 export {
@@ -173,6 +174,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['106-mempool-receipt-secs', m106],
   ['107-v1-block-json', m107],
   ['108-tx-summary-json', m108],
+  ['109-tx-list-json-hash', m109],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */
