@@ -68,8 +68,8 @@ import * as m097 from './097-block-json';
 import * as m098 from './098-burn-block-json';
 import * as m099 from './099-token-balance-maps';
 import * as m101 from './101-event-json';
-import * as m104 from './104-token-balance-json';
 import * as m102 from './102-principal-tx-json';
+import * as m104 from './104-token-balance-json';
 import * as m105 from './105-mempool-tx-json';
 import * as m106 from './106-mempool-receipt-secs';
 import * as m107 from './107-v1-block-json';
@@ -168,8 +168,8 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['098-burn-block-json', m098],
   ['099-token-balance-maps', m099],
   ['101-event-json', m101],
-  ['104-token-balance-json', m104],
   ['102-principal-tx-json', m102],
+  ['104-token-balance-json', m104],
   ['105-mempool-tx-json', m105],
   ['106-mempool-receipt-secs', m106],
   ['107-v1-block-json', m107],

@@ -8,9 +8,6 @@ import { ABI_SELECT, abisOf, calledContract, deployAbi, type ContractAbis } from
 import { txParents, txRowSelect, txRowsOf, txSelect, type DbTxRow } from '../../chain/datastore/txs';
 import { listBounds, listPage, type ListRange } from './numbered-list';
 
-/** One asset event of a transaction that the principal sends or receives: one definition, in `@bda/db`. */
-export type { DbPrincipalTransfer } from '@bda/db';
-
 export type DbTxWithTransfers = DbTxRow & { transfers: DbPrincipalTransfer[] | null };
 
 /** Which transactions of the principal: at one height, up to a height (capped at the tip), or by id. */

@@ -133,9 +133,6 @@ export const PRINCIPAL_TRANSACTIONS = statement(
   }),
 );
 
-/** What `principal_txs` says a transaction moved for a principal: one definition, in `@bda/db`. */
-export type { DbPrincipalTxActivity } from '@bda/db';
-
 /** An item of a principal's v3 history: its position (the cursors) and its kept text. */
 export interface DbKeptPrincipalTx {
   tx_id: string;
