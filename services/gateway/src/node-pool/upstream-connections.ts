@@ -1,6 +1,6 @@
-import { createRequire } from 'node:module';
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
+import { INVALID_HEADER_VALUE, newHttpParser, type HttpParser } from '../http-parser';
 
 /**
  * The forwarder's keep-alive connections to one upstream member (issue 26, ADR 0044): HTTP/1.1 requests written
@@ -48,26 +48,8 @@ export interface UpstreamConnectionsOptions {
   bodyTimeoutMs?: number;
 }
 
-const require = createRequire(import.meta.url);
-interface HttpParser {
-  initialize(type: number, resource: object, maxHeaderSize: number, lenient: number): void;
-  execute(data: Buffer): number | Error;
-  finish(): number | Error | undefined;
-  close(): void;
-  [callback: number]: unknown;
-}
-const { HTTPParser } = require('_http_common') as { HTTPParser: (new () => HttpParser) & Record<string, number> };
-const kOnHeaders = HTTPParser.kOnHeaders!;
-const kOnHeadersComplete = HTTPParser.kOnHeadersComplete!;
-const kOnBody = HTTPParser.kOnBody!;
-const kOnMessageComplete = HTTPParser.kOnMessageComplete!;
-const kOnExecute = HTTPParser.kOnExecute!;
-const kOnTimeout = HTTPParser.kOnTimeout!;
-const RESPONSE = HTTPParser.RESPONSE!;
-
 /** What may be written as a request target and header (anything else would let a client split the request). */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const BAD_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 const BAD_TARGET = /[^\x21-\x7e\x80-\xff]/;
 
 function codedError(code: string, message: string): Error {
@@ -163,7 +145,7 @@ function invalidRequest(r: UpstreamRequest): string | undefined {
   const h = r.headers;
   for (let i = 0; i < h.length; i += 2) {
     if (!TOKEN.test(h[i]!)) return `invalid header name ${JSON.stringify(h[i])}`;
-    if (BAD_VALUE.test(h[i + 1]!)) return `invalid value of header ${h[i]}`;
+    if (INVALID_HEADER_VALUE.test(h[i + 1]!)) return `invalid value of header ${h[i]}`;
   }
   return undefined;
 }
@@ -186,48 +168,34 @@ class UpstreamSocket {
     private readonly pool: UpstreamConnections,
     private readonly socket: Socket,
   ) {
-    const parser = new HTTPParser();
-    parser.initialize(RESPONSE, {}, 0, 0);
-    parser[kOnHeaders] = () => undefined;
-    parser[kOnHeadersComplete] = (
-      _major: number,
-      _minor: number,
-      rawHeaders: string[] | undefined,
-      _method: number,
-      _url: string,
-      status: number,
-      statusText: string,
-      _upgrade: boolean,
-      keepAlive: boolean,
-    ): number => {
-      if (status < 200) {
-        this.informational = true;
-        return 0;
-      }
-      this.keepAlive = keepAlive;
-      const h = this.handler;
-      if (h !== undefined && !h.onHeaders(status, rawHeaders ?? [], this.resume, statusText)) this.socket.pause();
-      // A HEAD answer has no body whatever its headers say (as node:http tells its parser).
-      return this.head ? 1 : 0;
-    };
-    parser[kOnBody] = (chunk: Buffer) => {
-      const h = this.handler;
-      if (h !== undefined && !h.onData(chunk)) this.socket.pause();
-    };
-    parser[kOnMessageComplete] = () => {
-      if (this.informational) {
-        this.informational = false;
-        return;
-      }
-      const h = this.handler;
-      this.handler = undefined;
-      if (this.keepAlive) this.pool.freed(this);
-      else this.destroy();
-      h?.onComplete();
-    };
-    parser[kOnExecute] = () => undefined;
-    parser[kOnTimeout] = () => undefined;
-    this.parser = parser;
+    this.parser = newHttpParser('response', {
+      onHeadersComplete: (_major, _minor, rawHeaders, _method, _url, status, statusText, _upgrade, keepAlive) => {
+        if (status < 200) {
+          this.informational = true;
+          return 0;
+        }
+        this.keepAlive = keepAlive;
+        const h = this.handler;
+        if (h !== undefined && !h.onHeaders(status, rawHeaders ?? [], this.resume, statusText)) this.socket.pause();
+        // A HEAD answer has no body whatever its headers say (as node:http tells its parser).
+        return this.head ? 1 : 0;
+      },
+      onBody: (chunk) => {
+        const h = this.handler;
+        if (h !== undefined && !h.onData(chunk)) this.socket.pause();
+      },
+      onMessageComplete: () => {
+        if (this.informational) {
+          this.informational = false;
+          return;
+        }
+        const h = this.handler;
+        this.handler = undefined;
+        if (this.keepAlive) this.pool.freed(this);
+        else this.destroy();
+        h?.onComplete();
+      },
+    });
     socket.on('data', (d: Buffer) => {
       this.lastActive = performance.now();
       // An Error of the binding's realm (not `instanceof` this one's under a test runner's vm): anything not a count.

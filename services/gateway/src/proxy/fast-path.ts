@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
-import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
+import { HTTP_METHODS, INVALID_HEADER_VALUE, newHttpParser, type HttpParser } from '../http-parser';
 
 /**
  * The gateway's fast path for the common request (issue 26, ADR 0044): a keep-alive HTTP/1.1 `GET` or `HEAD` without a
@@ -17,30 +17,6 @@ import type { Socket } from 'node:net';
  * with Node's limits, timeouts and error answers. A request the fast path serves has nothing those would act on: its
  * head was complete, valid and within the parser's size limit in its first read.
  */
-
-// Node's HTTP parser binding, as node:http uses it (public module name, no deprecation).
-const require = createRequire(import.meta.url);
-interface HttpParser {
-  initialize(type: number, resource: object, maxHeaderSize: number, lenient: number): void;
-  execute(data: Buffer): number | Error;
-  finish(): void;
-  close(): void;
-  [callback: number]: unknown;
-}
-const { HTTPParser, methods } = require('_http_common') as {
-  HTTPParser: (new () => HttpParser) & Record<string, number>;
-  methods: string[];
-};
-const kOnHeaders = HTTPParser.kOnHeaders!;
-const kOnHeadersComplete = HTTPParser.kOnHeadersComplete!;
-const kOnBody = HTTPParser.kOnBody!;
-const kOnMessageComplete = HTTPParser.kOnMessageComplete!;
-const kOnExecute = HTTPParser.kOnExecute!;
-const kOnTimeout = HTTPParser.kOnTimeout!;
-const REQUEST = HTTPParser.REQUEST!;
-
-/** Header values Node refuses to write (`ERR_INVALID_CHAR`): the same rule here. */
-const INVALID_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 
 export interface FastPathOptions {
   /** True for request targets the fast path may serve (the gateway's own paths go to Node's server). */
@@ -154,60 +130,57 @@ class FastConnection {
     private readonly ctx: ConnectionContext,
   ) {
     this.idleSince = performance.now();
-    const parser = new HTTPParser();
-    parser.initialize(REQUEST, {}, 0, 0);
-    parser[kOnHeaders] = () => {
-      // More header lines than one callback carries: Node's server reassembles them.
-      this.refused = true;
-    };
-    parser[kOnHeadersComplete] = (
-      major: number,
-      minor: number,
-      rawHeaders: string[] | undefined,
-      method: number,
-      url: string | undefined,
-      _status: number,
-      _statusMessage: string,
-      upgrade: boolean,
-      keepAlive: boolean,
-    ): number => {
-      this.messages++;
-      if (this.refused || this.messages > 1 || rawHeaders === undefined || url === undefined) {
+    this.parser = newHttpParser('request', {
+      onHeaders: () => {
+        // More header lines than one callback carries: Node's server reassembles them.
         this.refused = true;
-        return 0;
-      }
-      const name = methods[method];
-      if ((name !== 'GET' && name !== 'HEAD') || major !== 1 || minor !== 1 || upgrade || !keepAlive || !ctx.serves(url)) {
-        this.refused = true;
-        return 0;
-      }
-      const headers: Record<string, string> = {};
-      for (let i = 0; i < rawHeaders.length; i += 2) {
-        const lower = rawHeaders[i]!.toLowerCase();
-        // A body (announced or chunked), Expect, or a repeated header (Node's rules for joining them stay Node's).
-        if (
-          headers[lower] !== undefined ||
-          lower === 'transfer-encoding' ||
-          lower === 'expect' ||
-          (lower === 'content-length' && rawHeaders[i + 1] !== '0')
-        ) {
+      },
+      onHeadersComplete: (
+        major: number,
+        minor: number,
+        rawHeaders: string[] | undefined,
+        method: number,
+        url: string | undefined,
+        _status: number,
+        _statusMessage: string,
+        upgrade: boolean,
+        keepAlive: boolean,
+      ): number => {
+        this.messages++;
+        if (this.refused || this.messages > 1 || rawHeaders === undefined || url === undefined) {
           this.refused = true;
           return 0;
         }
-        headers[lower] = rawHeaders[i + 1]!;
-      }
-      this.found = { method: name, url, rawHeaders, headers, complete: false };
-      return 0;
-    };
-    parser[kOnBody] = () => {
-      this.refused = true;
-    };
-    parser[kOnMessageComplete] = () => {
-      if (this.found) this.found.complete = true;
-    };
-    parser[kOnExecute] = () => undefined;
-    parser[kOnTimeout] = () => undefined;
-    this.parser = parser;
+        const name = HTTP_METHODS[method];
+        if ((name !== 'GET' && name !== 'HEAD') || major !== 1 || minor !== 1 || upgrade || !keepAlive || !ctx.serves(url)) {
+          this.refused = true;
+          return 0;
+        }
+        const headers: Record<string, string> = {};
+        for (let i = 0; i < rawHeaders.length; i += 2) {
+          const lower = rawHeaders[i]!.toLowerCase();
+          // A body (announced or chunked), Expect, or a repeated header (Node's rules for joining them stay Node's).
+          if (
+            headers[lower] !== undefined ||
+            lower === 'transfer-encoding' ||
+            lower === 'expect' ||
+            (lower === 'content-length' && rawHeaders[i + 1] !== '0')
+          ) {
+            this.refused = true;
+            return 0;
+          }
+          headers[lower] = rawHeaders[i + 1]!;
+        }
+        this.found = { method: name, url, rawHeaders, headers, complete: false };
+        return 0;
+      },
+      onBody: () => {
+        this.refused = true;
+      },
+      onMessageComplete: () => {
+        if (this.found) this.found.complete = true;
+      },
+    });
     socket.setNoDelay(true);
     socket.on('data', this.onData);
     socket.on('drain', this.onDrain);
@@ -394,7 +367,7 @@ class FastResponse extends EventEmitter {
     let date = false;
     let connection = false;
     const add = (name: string, value: string) => {
-      if (INVALID_VALUE.test(value))
+      if (INVALID_HEADER_VALUE.test(value))
         throw Object.assign(new TypeError(`Invalid character in header content ["${name}"]`), { code: 'ERR_INVALID_CHAR' });
       const lower = name.length === 14 || name.length === 4 || name.length === 10 ? name.toLowerCase() : '';
       if (lower === 'content-length') length = true;
