@@ -53,3 +53,25 @@ export function namedFromAbi(args: FunctionArgJson[], functionName: string, abi:
     type: abiTypeString(params[i]!.type) || a.type,
   }));
 }
+
+/**
+ * `c.called`: the contract a row of `alias` calls (null for other kinds), as a LATERAL to put after the row's FROM,
+ * for the kept texts' statements that join a call's ABI (`FIRST_CALL_ABI_JOIN_SQL`).
+ */
+export function calledContractSql(alias: string): string {
+  return `CROSS JOIN LATERAL (
+        SELECT CASE WHEN ${alias}.type_id = 'contract_call' AND jsonb_typeof(${alias}.payload->'contract_id') = 'string'
+                    THEN ${alias}.payload->>'contract_id' END AS called
+      ) c`;
+}
+
+/**
+ * The ABI (`abi.contract_id`, `abi.contract_abi`) of `r.first_call`, the first row calling each contract, from the
+ * contract's first canonical deploy, as the api's statements join it.
+ */
+export const FIRST_CALL_ABI_JOIN_SQL = `LEFT JOIN LATERAL (
+      SELECT d.contract_id, d.contract_abi FROM txs d
+      WHERE r.first_call IS NOT NULL AND d.contract_id = r.first_call AND d.type_id = 'smart_contract' AND d.canonical
+        AND d.contract_abi IS NOT NULL
+      ORDER BY d.block_height LIMIT 1
+    ) abi ON true`;

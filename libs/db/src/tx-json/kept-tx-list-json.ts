@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { calledContractSql, FIRST_CALL_ABI_JOIN_SQL } from './contract-abi';
 import { minedTxListJson, type ContractAbis, type DbTxJsonRow } from './mined-tx-json';
 
 /**
@@ -61,18 +62,10 @@ function renderRowsSql(where: string): string {
       FROM txs t
       LEFT JOIN blocks b ON b.index_block_hash = t.index_block_hash
       LEFT JOIN blocks p ON p.index_block_hash = t.parent_index_block_hash
-      CROSS JOIN LATERAL (
-        SELECT CASE WHEN t.type_id = 'contract_call' AND jsonb_typeof(t.payload->'contract_id') = 'string'
-                    THEN t.payload->>'contract_id' END AS called
-      ) c
+      ${calledContractSql('t')}
       WHERE ${where}
     ) r
-    LEFT JOIN LATERAL (
-      SELECT d.contract_id, d.contract_abi FROM txs d
-      WHERE r.first_call IS NOT NULL AND d.contract_id = r.first_call AND d.type_id = 'smart_contract' AND d.canonical
-        AND d.contract_abi IS NOT NULL
-      ORDER BY d.block_height LIMIT 1
-    ) abi ON true`;
+    ${FIRST_CALL_ABI_JOIN_SQL}`;
 }
 
 const OF_BLOCKS = renderRowsSql('t.index_block_hash = ANY(?::text[])');

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { DbMempoolTx } from '../db-types';
+import { calledContractSql, FIRST_CALL_ABI_JOIN_SQL } from './contract-abi';
 import { toBaseTxJson, toTxMetadataJson, type ContractAbis } from './mined-tx-json';
 import { isoToUnix, unixToIso } from './row-values';
 
@@ -95,18 +96,10 @@ function renderRowsSql(where: string): string {
       SELECT ${MEMPOOL_TX_JSON_COLUMNS.map((c) => `m.${c}`).join(', ')},
              CASE WHEN row_number() OVER (PARTITION BY c.called ORDER BY m.tx_id) = 1 THEN c.called END AS first_call
       FROM mempool_txs m
-      CROSS JOIN LATERAL (
-        SELECT CASE WHEN m.type_id = 'contract_call' AND jsonb_typeof(m.payload->'contract_id') = 'string'
-                    THEN m.payload->>'contract_id' END AS called
-      ) c
+      ${calledContractSql('m')}
       WHERE m.status = 'pending' AND (${where})
     ) r
-    LEFT JOIN LATERAL (
-      SELECT d.contract_id, d.contract_abi FROM txs d
-      WHERE r.first_call IS NOT NULL AND d.contract_id = r.first_call AND d.type_id = 'smart_contract' AND d.canonical
-        AND d.contract_abi IS NOT NULL
-      ORDER BY d.block_height LIMIT 1
-    ) abi ON true`;
+    ${FIRST_CALL_ABI_JOIN_SQL}`;
 }
 
 /** The pending rows `?` (tx ids). */
