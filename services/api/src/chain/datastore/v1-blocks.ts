@@ -75,6 +75,14 @@ export async function getV1Block(db: Knex, key: V1BlockKey): Promise<{ tip: DbCh
   return { tip: tipOf(row!), block: rowsCarrying<DbV1BlockRow>([row!], 'index_block_hash')[0] ?? null };
 }
 
+/** The canonical blocks of a v1 page, `b`: the height range from the tip less `$2` (offset) down `$1` (limit). */
+const V1_PAGE_RANGE = `FROM ${FROM_TIP}
+   CROSS JOIN LATERAL (
+     SELECT tip.block_height - $2::int8 AS high, tip.block_height - tip.block_count + 1::int8 AS lowest
+   ) r
+   LEFT JOIN blocks b
+     ON b.canonical AND b.block_height BETWEEN greatest(r.high - $1::int8 + 1, r.lowest) AND r.high`;
+
 /**
  * A page of `/extended/v1/block`: canonical heights are contiguous from the lowest indexed one (from the tip's block
  * count) to the tip, so the page is the height range from the tip less `$2` (offset) down `$1` (limit) blocks
@@ -82,12 +90,7 @@ export async function getV1Block(db: Knex, key: V1BlockKey): Promise<{ tip: DbCh
  */
 const V1_BLOCK_PAGE = statement(
   `SELECT ${TIP_SELECT}, ${blockSelect('b')}, ${V1_PARTS_SELECT}
-   FROM ${FROM_TIP}
-   CROSS JOIN LATERAL (
-     SELECT tip.block_height - $2::int8 AS high, tip.block_height - tip.block_count + 1::int8 AS lowest
-   ) r
-   LEFT JOIN blocks b
-     ON b.canonical AND b.block_height BETWEEN greatest(r.high - $1::int8 + 1, r.lowest) AND r.high
+   ${V1_PAGE_RANGE}
    ${V1_BLOCK_PARTS}
    ORDER BY b.block_height DESC`,
 );
@@ -184,12 +187,7 @@ export interface DbV1BlockParts {
 const V1_BLOCK_PAGE_PARTS = statement(
   `SELECT ${TIP_SELECT}, b.index_block_hash, b.v1_json[1] AS head, tx.tx_ids, b.v1_json[2] AS mid,
           acc.accepted, acc.counts, st.streamed
-   FROM ${FROM_TIP}
-   CROSS JOIN LATERAL (
-     SELECT tip.block_height - $2::int8 AS high, tip.block_height - tip.block_count + 1::int8 AS lowest
-   ) r
-   LEFT JOIN blocks b
-     ON b.canonical AND b.block_height BETWEEN greatest(r.high - $1::int8 + 1, r.lowest) AND r.high
+   ${V1_PAGE_RANGE}
    ${V1_JSON_PARTS}
    ORDER BY b.block_height DESC`,
 );
