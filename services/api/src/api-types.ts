@@ -5,6 +5,7 @@ import type { TenureChangeCauseName, TxTypeId } from '@bda/stacks-codec';
  * them unnoticed. Field names and types follow the reference Stacks Blockchain API so existing clients keep working.
  */
 import type { ErrorResponse } from '@bda/common';
+import type { MempoolTxStatusJson } from '@bda/db';
 
 export type { ErrorResponse };
 
@@ -267,13 +268,8 @@ export interface MinedTransactionFields extends BaseTransactionResponse {
 
 export type TransactionResponse = MinedTransactionFields & TransactionMetadataResponse;
 
-export type MempoolTxStatus =
-  | 'pending'
-  | 'dropped_replace_by_fee'
-  | 'dropped_replace_across_fork'
-  | 'dropped_too_expensive'
-  | 'dropped_stale_garbage_collect'
-  | 'dropped_problematic';
+/** The mempool statuses the reference API names (one list, in `@bda/db`'s mempool renderer). */
+export type MempoolTxStatus = MempoolTxStatusJson;
 
 export interface MempoolTransactionFields extends BaseTransactionResponse {
   tx_status: MempoolTxStatus;

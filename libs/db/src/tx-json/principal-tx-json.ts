@@ -190,17 +190,17 @@ const ASSET_EVENT_TYPES = `('stx_transfer_event', 'stx_mint_event', 'stx_burn_ev
 
 /**
  * The principal's asset events of the transaction `t` (as `transfers`), highest event index first: the committed
- * canonical STX, FT and NFT events it sends or receives, with the columns of `DbPrincipalTransfer`. `principal` is a
- * column or parameter.
+ * canonical STX, FT and NFT events it sends or receives (or only those of `types`, an SQL list), with the columns of
+ * `DbPrincipalTransfer`. `principal` is a column or parameter.
  */
-export function principalTransfersSql(principal: string): string {
+export function principalTransfersSql(principal: string, types = ASSET_EVENT_TYPES): string {
   return `LEFT JOIN LATERAL (
      SELECT json_agg(json_build_object('type', e.type, 'event_index', e.event_index, 'amount', e.amount::text,
               'sender', e.sender, 'recipient', e.recipient, 'asset_identifier', e.asset_identifier,
               'value_hex', e.value_hex, 'value_repr', e.value_repr) ORDER BY e.event_index DESC) AS transfers
      FROM events e
      WHERE e.tx_id = t.tx_id AND e.index_block_hash = t.index_block_hash AND e.canonical AND e.committed
-       AND e.type IN ${ASSET_EVENT_TYPES} AND (e.sender = ${principal} OR e.recipient = ${principal})
+       AND e.type IN ${types} AND (e.sender = ${principal} OR e.recipient = ${principal})
    ) ev ON true`;
 }
 

@@ -3,7 +3,7 @@ import type { DbChainTip } from '@bda/db';
 import { FROM_TIP, TIP_SELECT, tipOf, type TipColumns } from '../../datastore/chain-tip';
 import { query, statement, type Statement } from '../../datastore/read-statement';
 // The chain family's transaction row and ABI lookups: shared by every list of transactions (see the report on ADR 0023).
-import { UnexpectedRowError, type DbPrincipalTransfer } from '@bda/db';
+import { principalTransfersSql, UnexpectedRowError, type DbPrincipalTransfer } from '@bda/db';
 import { ABI_SELECT, abisOf, calledContract, deployAbi, type ContractAbis } from '../../chain/datastore/contract-abis';
 import { txParents, txRowSelect, txRowsOf, txSelect, type DbTxRow } from '../../chain/datastore/txs';
 import { listBounds, listPage, type ListRange } from './numbered-list';
@@ -14,19 +14,6 @@ export type DbTxWithTransfers = DbTxRow & { transfers: DbPrincipalTransfer[] | n
 export type TransfersRange = { kind: 'at'; height: number } | { kind: 'until'; height: number | null };
 
 const STX_EVENT_TYPES = `('stx_transfer_event', 'stx_mint_event', 'stx_burn_event')`;
-
-/** The principal's STX events of the transaction `t`, highest event index first. */
-function stxTransfersOf(): string {
-  const types = STX_EVENT_TYPES;
-  return `LEFT JOIN LATERAL (
-     SELECT json_agg(json_build_object('type', e.type, 'event_index', e.event_index, 'amount', e.amount::text,
-              'sender', e.sender, 'recipient', e.recipient, 'asset_identifier', e.asset_identifier,
-              'value_hex', e.value_hex, 'value_repr', e.value_repr) ORDER BY e.event_index DESC) AS transfers
-     FROM events e
-     WHERE e.tx_id = t.tx_id AND e.index_block_hash = t.index_block_hash AND e.canonical AND e.committed
-       AND e.type IN ${types} AND (e.sender = $1 OR e.recipient = $1)
-   ) ev ON true`;
-}
 
 /**
  * An item of a principal's page read from the kept texts: the key columns its cursors need, the transaction's kept list
@@ -125,7 +112,7 @@ const ONE = statement(
      SELECT ${txSelect('t')}, ${calledContract('t')} AS called, ev.transfers
      FROM txs t
      ${txParents('t')}
-     ${stxTransfersOf()}
+     ${principalTransfersSql('$1', STX_EVENT_TYPES)}
      WHERE t.tx_id = $2 AND t.canonical
        AND (t.sender_address = $1 OR (t.type_id = 'token_transfer' AND t.payload->>'recipient_address' = $1)
             OR t.contract_id = $1
