@@ -35,9 +35,11 @@ export async function up(knex: Knex): Promise<void> {
       [after, BATCH],
     )) as { rows: Array<{ tx_id: string }> };
     if (rows.length === 0) break;
+    // The v1 text only: `v3_json` is added by migration 110, which renders it then.
     await keepMempoolTxJson(
       knex,
       rows.map((r) => r.tx_id),
+      { v1Only: true },
     );
     after = rows[rows.length - 1]!.tx_id;
   }

@@ -75,6 +75,7 @@ import * as m106 from './106-mempool-receipt-secs';
 import * as m107 from './107-v1-block-json';
 import * as m108 from './108-tx-summary-json';
 import * as m109 from './109-tx-list-json-hash';
+import * as m110 from './110-mempool-v3-summary-json';
 
 export { principalActivityInsertSql } from './070-principal-activity';
 export {
@@ -175,6 +176,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['107-v1-block-json', m107],
   ['108-tx-summary-json', m108],
   ['109-tx-list-json-hash', m109],
+  ['110-mempool-v3-summary-json', m110],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */

@@ -3,6 +3,7 @@ import type { DbMempoolTx } from '../db-types';
 import { calledContractSql, FIRST_CALL_ABI_JOIN_SQL } from './contract-abi';
 import { toBaseTxJson, toTxMetadataJson, type ContractAbis } from './mined-tx-json';
 import { isoToUnix, unixToIso } from './row-values';
+import { sender, sponsorOf, typePart, type Sender, type TypePart } from './v3-transaction-summary';
 
 /**
  * The one rendering of a mempool transaction in the reference API's `MempoolTransaction` shape, used by the api for
@@ -66,6 +67,54 @@ export function mempoolTxListJson(row: DbMempoolTxJsonRow, abis?: ContractAbis):
   return JSON.stringify(toMempoolTxJson({ ...row, status: 'pending', replaced_by_tx_id: null }, abis));
 }
 
+/**
+ * The one rendering of a mempool row in the reference API's v3 shapes: the api's (the v3 by-id answer's base fields,
+ * the mapper the v3 mempool pages are held to) and the indexer's for the text it keeps beside the list text
+ * (`mempool_tx_json.v3_json`, migration 110, ADR 0045). It reads the row's own columns only (no ABI, nothing of the
+ * tip), none of which changes while the row is pending but `status`, which the kept text fixes at `pending`.
+ */
+export interface MempoolSummaryBaseJson {
+  tx_id: string;
+  sender: Sender;
+  sponsor: Sender | null;
+  fee_rate: string;
+  receipt_time: number;
+  receipt_block_height: number;
+  status: string;
+}
+
+export type MempoolTransactionSummaryJson = MempoolSummaryBaseJson & TypePart;
+
+/** The base fields of a mempool row in the v3 shapes (the summary's and `/extended/v3/transactions/{tx_id}`'s). */
+export function toMempoolSummaryBaseJson(row: DbMempoolTxJsonRow): MempoolSummaryBaseJson {
+  return {
+    tx_id: row.tx_id,
+    sender: sender(row.sender_address, row.nonce),
+    sponsor: sponsorOf(row.sponsor_address, row.sponsor_nonce, row.sponsor_address !== null),
+    fee_rate: row.fee_rate,
+    receipt_time: isoToUnix(row.receipt_time),
+    receipt_block_height: row.receipt_block_height ?? 0,
+    status: toMempoolStatusJson(row.status),
+  };
+}
+
+/** A mempool row as the v3 mempool lists show it (the reference's `MempoolTransactionSummary`). */
+export function toMempoolTransactionSummaryJson(row: DbMempoolTxJsonRow): MempoolTransactionSummaryJson {
+  return {
+    ...toMempoolSummaryBaseJson(row),
+    ...typePart(row.type_id, row.payload, { mempool: true, full: false, include: [] }),
+  };
+}
+
+/**
+ * The v3 list form of a pending transaction as JSON text, as `mempool_tx_json.v3_json` keeps it: what the v3 pages
+ * answer for the row while it is pending (they list pending rows only), so it says `pending` whatever the row's
+ * status when it is written.
+ */
+export function mempoolTxSummaryListJson(row: DbMempoolTxJsonRow): string {
+  return JSON.stringify(toMempoolTransactionSummaryJson({ ...row, status: 'pending' }));
+}
+
 /** The `mempool_txs` columns of a rendered row, as the api's mempool statements select them. */
 export const MEMPOOL_TX_JSON_COLUMNS = [
   'tx_id',
@@ -113,30 +162,40 @@ const CALLS_TO_DEPLOYS_OF = renderRowsSql(
 /** The pending rows the blocks `?` include (back in the mempool after a reorg orphaned them). */
 const MINED_IN = renderRowsSql('m.tx_id IN (SELECT t.tx_id FROM txs t WHERE t.index_block_hash = ANY(?::text[]))');
 
-const UPSERT = `INSERT INTO mempool_tx_json (tx_id, json)
+/** Both texts of each row (ADR 0041, 0045); a row whose texts are unchanged is not written. */
+const UPSERT = `INSERT INTO mempool_tx_json (tx_id, json, v3_json)
+  SELECT * FROM unnest(?::text[], ?::text[], ?::text[])
+  ON CONFLICT (tx_id) DO UPDATE SET json = excluded.json, v3_json = excluded.v3_json
+  WHERE (mempool_tx_json.json, mempool_tx_json.v3_json) IS DISTINCT FROM (excluded.json, excluded.v3_json)`;
+
+/** The v1 text only: migration 105's backfill, which runs before migration 110 adds `v3_json`. */
+const UPSERT_V1 = `INSERT INTO mempool_tx_json (tx_id, json)
   SELECT * FROM unnest(?::text[], ?::text[])
   ON CONFLICT (tx_id) DO UPDATE SET json = excluded.json WHERE mempool_tx_json.json IS DISTINCT FROM excluded.json`;
 
 type RenderRow = DbMempoolTxJsonRow & { abi_contract_id: string | null; contract_abi: unknown };
 
-async function renderAndKeep(knex: Knex, rows: RenderRow[]): Promise<number> {
+async function renderAndKeep(knex: Knex, rows: RenderRow[], v1Only = false): Promise<number> {
   if (rows.length === 0) return 0;
   const abis = new Map<string, unknown>();
   for (const r of rows) if (r.abi_contract_id !== null) abis.set(r.abi_contract_id, r.contract_abi);
-  await knex.raw(UPSERT, [rows.map((r) => r.tx_id), rows.map((r) => mempoolTxListJson(r, abis))]);
+  const ids = rows.map((r) => r.tx_id);
+  const texts = rows.map((r) => mempoolTxListJson(r, abis));
+  if (v1Only) await knex.raw(UPSERT_V1, [ids, texts]);
+  else await knex.raw(UPSERT, [ids, texts, rows.map((r) => mempoolTxSummaryListJson(r))]);
   return rows.length;
 }
 
 /**
- * Renders and keeps the list texts of the transactions `txIds` that are pending (the others are left as they are: a
- * page lists pending rows only, and a row that becomes pending again is rendered again then). Called by the indexer
- * after every statement that makes rows pending: an announcement (new, or dropped and back), in its transaction.
- * Returns how many it rendered.
+ * Renders and keeps the list texts (v1 and v3, ADR 0041 and 0045; `v1Only`: the v1 one, for migration 105) of the
+ * transactions `txIds` that are pending (the others are left as they are: a page lists pending rows only, and a row
+ * that becomes pending again is rendered again then). Called by the indexer after every statement that makes rows
+ * pending: an announcement (new, or dropped and back), in its transaction. Returns how many it rendered.
  */
-export async function keepMempoolTxJson(knex: Knex, txIds: readonly string[]): Promise<number> {
+export async function keepMempoolTxJson(knex: Knex, txIds: readonly string[], opts: { v1Only?: boolean } = {}): Promise<number> {
   if (txIds.length === 0) return 0;
   const { rows } = (await knex.raw(OF_IDS, [[...txIds]])) as { rows: RenderRow[] };
-  return renderAndKeep(knex, rows);
+  return renderAndKeep(knex, rows, opts.v1Only);
 }
 
 /**

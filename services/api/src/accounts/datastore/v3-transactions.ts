@@ -253,83 +253,105 @@ export async function getTransactionEventsV3(
   };
 }
 
-/**
- * The pending mempool in the reference API's v3 order (receipt time in Unix seconds, newest first, then tx id
- * descending), in one statement: `$1` limit, `$2`/`$3` the cursor's seconds and tx id (null: the first page), with
- * `principal` also `$4` (its sender, a token-transfer recipient, or the contract deployed or called: the partial
- * indexes `mempool_pending_sender`, `_recipient`, `_contract`). The pending set is bounded by the node's mempool; its
- * keys are read once and each row of the page by primary key.
- */
-function mempoolText(principal: boolean): string {
-  const filter = principal
-    ? `AND (m.sender_address = $4::text OR m.payload->>'recipient_address' = $4::text OR m.contract_id = $4::text)`
-    : '';
-  return `WITH pend AS MATERIALIZED (
-       SELECT m.tx_id, floor(extract(epoch FROM m.receipt_time::timestamptz))::int8 AS secs
-       FROM mempool_txs m WHERE m.status = 'pending' ${filter}
-     ),
-     page AS (
-       SELECT * FROM pend
-       WHERE $2::int8 IS NULL OR (secs, tx_id) <= ($2::int8, $3::text)
-       ORDER BY secs DESC, tx_id DESC LIMIT $1::int + 1
-     ),
-     first AS (SELECT * FROM page ORDER BY secs DESC, tx_id DESC LIMIT 1),
-     prev AS (
-       SELECT q.* FROM (
-         SELECT p.secs, p.tx_id FROM pend p, first WHERE (p.secs, p.tx_id) > (first.secs, first.tx_id)
-         ORDER BY p.secs, p.tx_id LIMIT $1::int
-       ) q ORDER BY q.secs DESC, q.tx_id DESC LIMIT 1
-     )
-     SELECT (SELECT count(*) FROM pend) AS total, (SELECT secs || ':' || tx_id FROM prev) AS prev_cursor, k.secs,
-            ${mempoolSelect('m')}
-     FROM (SELECT 1) one
-     LEFT JOIN page k ON true
-     LEFT JOIN mempool_txs m ON m.tx_id = k.tx_id
-     ORDER BY k.secs DESC, k.tx_id DESC`;
-}
-
-const PRINCIPAL_MEMPOOL = statement(mempoolText(true));
-
-/** The v3 order's key of a pending row `alias` (migration 106's `bda_receipt_secs`, the key of `mempool_pending_receipt_secs`). */
+/** The v3 order's key of a pending row `alias` (migration 106's `bda_receipt_secs`, the key of the v3 order's indexes). */
 const secsOf = (alias: string) => `bda_receipt_secs(${alias}.receipt_time)`;
 
 /**
- * The whole pending mempool in the v3 order, as index ranges of `mempool_pending_receipt_secs` (migration 106, ADR
- * 0041) instead of a sort of every pending row: the page (`$1` + 1 entries from the cursor `$2`/`$3` down, or from the
- * top), the page before it (`$1` entries up from the page's first, the highest of them its cursor), and the kept
- * number of pending transactions (migration 086). Two texts, the first page and a cursor page: a generic plan cannot
- * serve `cursor IS NULL OR …` from the index (ADR 0028's addendum). The page before is a LATERAL on the page's first
- * key, so that the generic plan starts its index range there (joined, it walked every pending entry).
+ * The keys (`tx_id`, `secs`) of the pending rows `condition` (over `mempool_txs m`) in the v3 order (receipt second,
+ * then tx id, both descending) from the cursor `cursor` (`[seconds, tx id]` parameters) down, the first `take`: one
+ * index range of migration 106's (all pending rows) or 110's (a principal's) indexes, read backward.
  */
-function wholeMempoolText(fromCursor: boolean): string {
-  const from = fromCursor ? `AND (${secsOf('m')}, m.tx_id) <= ($2::int8, $3::text)` : '';
-  return `WITH page AS (
-       SELECT m.tx_id, ${secsOf('m')} AS secs FROM mempool_txs m
-       WHERE m.status = 'pending' ${from}
-       ORDER BY ${secsOf('m')} DESC, m.tx_id DESC LIMIT $1::int + 1
-     ),
-     first AS (SELECT * FROM page ORDER BY secs DESC, tx_id DESC LIMIT 1),
-     prev AS (
-       SELECT q.* FROM first CROSS JOIN LATERAL (
-         SELECT ${secsOf('m')} AS secs, m.tx_id FROM mempool_txs m
-         WHERE m.status = 'pending' AND (${secsOf('m')}, m.tx_id) > (first.secs, first.tx_id)
-         ORDER BY ${secsOf('m')}, m.tx_id LIMIT $1::int
-       ) q ORDER BY q.secs DESC, q.tx_id DESC LIMIT 1
-     )
-     SELECT coalesce((SELECT pending FROM mempool_pending_count), 0) AS total,
-            (SELECT secs || ':' || tx_id FROM prev) AS prev_cursor, k.secs, ${mempoolSelect('m')}
-     FROM (SELECT 1) one
-     LEFT JOIN page k ON true
-     LEFT JOIN mempool_txs m ON m.tx_id = k.tx_id
-     ORDER BY k.secs DESC, k.tx_id DESC`;
+function keysDown(condition: string, cursor: [string, string] | null, take: string): string {
+  const from = cursor ? `AND (${secsOf('m')}, m.tx_id) <= (${cursor[0]}::int8, ${cursor[1]}::text)` : '';
+  return `SELECT m.tx_id, ${secsOf('m')} AS secs FROM mempool_txs m
+       WHERE m.status = 'pending' AND ${condition} ${from}
+       ORDER BY ${secsOf('m')} DESC, m.tx_id DESC LIMIT ${take}`;
 }
 
-const MEMPOOL_FIRST = statement(wholeMempoolText(false));
-const MEMPOOL_FROM = statement(wholeMempoolText(true));
+/** The same range read upward from above the key `first` (its `secs`, `tx_id`), the first `take`. */
+function keysUp(condition: string, take: string): string {
+  return `SELECT m.tx_id, ${secsOf('m')} AS secs FROM mempool_txs m
+       WHERE m.status = 'pending' AND ${condition} AND (${secsOf('m')}, m.tx_id) > (first.secs, first.tx_id)
+       ORDER BY ${secsOf('m')}, m.tx_id LIMIT ${take}`;
+}
+
+/** A principal's pending rows: its sender's, a token transfer's recipient's, or the deployed or called contract's. */
+const PRINCIPAL_BRANCHES = [
+  'm.sender_address = $2::text',
+  "m.payload->>'recipient_address' = $2::text",
+  'm.contract_id = $2::text',
+];
+
+/**
+ * The keys of a principal's rows as the union of its three branches' ranges (`mempool_pending_sender_secs`,
+ * `_recipient_secs`, `_contract_secs`, migration 110), each cut at `take` entries: however many the principal has
+ * pending, a page reads at most three times its length, instead of a bitmap OR over all of them and a sort. A
+ * transaction in two branches (a self-transfer) is one row of the union.
+ */
+function principalKeys(branch: (condition: string) => string, order: string, take: string): string {
+  return `SELECT u.tx_id, u.secs FROM (${PRINCIPAL_BRANCHES.map((c) => `(${branch(c)})`).join(' UNION ')}) u
+       ORDER BY ${order} LIMIT ${take}`;
+}
+
+/**
+ * A page of the pending mempool in the reference API's v3 order, all of it or a principal's, as the kept v3 texts
+ * (`mempool_tx_json.v3_json`, migration 110, ADR 0045) joined with `,` in the order, in one statement of one row:
+ * - the page: `$1` + 1 keys from the cursor down (or from the top), the last one the next page's first; the page
+ *   before it: `$1` keys up from the page's first, the highest of them its first (a LATERAL on the page's first key,
+ *   so that the generic plan starts its index range there). Whole mempool: index ranges of migration 106's index;
+ *   a principal's (`$2`): the union of three (`principalKeys`).
+ * - the total: a kept row, of all pending transactions (migration 086) or of the principal's (`as_party`, migration
+ *   090: those it sends, receives or whose contract it is, each once).
+ * - the page's `$1` texts, each joined to its key by primary key in a LATERAL that `OFFSET 0` keeps whole (ADR 0017);
+ *   `n` and `kept` count the keys and the texts: a pending row without its text is an indexer/api mismatch.
+ * The cursor is the last two parameters. Two texts each, the first page and a cursor page: a generic plan cannot
+ * serve `cursor IS NULL OR …` from an index (ADR 0028's addendum).
+ */
+function mempoolPageText(principal: boolean, fromCursor: boolean): string {
+  const cursor: [string, string] | null = fromCursor ? (principal ? ['$3', '$4'] : ['$2', '$3']) : null;
+  const down = 'secs DESC, tx_id DESC';
+  const page = principal
+    ? principalKeys((c) => keysDown(c, cursor, '$1::int + 1'), down, '$1::int + 1')
+    : keysDown('true', cursor, '$1::int + 1');
+  const above = principal ? principalKeys((c) => keysUp(c, '$1::int'), 'secs, tx_id', '$1::int') : keysUp('true', '$1::int');
+  const total = principal
+    ? 'coalesce((SELECT c.as_party FROM mempool_principal_counts c WHERE c.principal = $2::text), 0)'
+    : 'coalesce((SELECT c.pending FROM mempool_pending_count c), 0)';
+  return `WITH page AS (
+       SELECT k.tx_id, k.secs, row_number() OVER (ORDER BY k.secs DESC, k.tx_id DESC) AS pos FROM (${page}) k
+     ),
+     first AS (SELECT * FROM page WHERE pos = 1),
+     prev AS (
+       SELECT q.* FROM first CROSS JOIN LATERAL (${above}) q ORDER BY q.secs DESC, q.tx_id DESC LIMIT 1
+     )
+     SELECT ${total} AS total,
+            (SELECT secs || ':' || tx_id FROM prev) AS prev_cursor,
+            (SELECT secs || ':' || tx_id FROM first) AS current_cursor,
+            (SELECT secs || ':' || tx_id FROM page WHERE pos = $1::int + 1) AS next_cursor,
+            p.texts, p.n, p.kept
+     FROM (
+       SELECT string_agg(j.v3_json, ',' ORDER BY k.pos) AS texts, count(*) AS n, count(j.v3_json) AS kept
+       FROM page k
+       LEFT JOIN LATERAL (SELECT j.v3_json FROM mempool_tx_json j WHERE j.tx_id = k.tx_id OFFSET 0) j ON true
+       WHERE k.pos <= $1::int
+     ) p`;
+}
+
+const MEMPOOL_FIRST = statement(mempoolPageText(false, false));
+const MEMPOOL_FROM = statement(mempoolPageText(false, true));
+const PRINCIPAL_MEMPOOL_FIRST = statement(mempoolPageText(true, false));
+const PRINCIPAL_MEMPOOL_FROM = statement(mempoolPageText(true, true));
 
 export interface MempoolCursor {
   seconds: number;
   txId: string;
+}
+
+/** A page of a v3 mempool list: its items' kept texts joined with `,` (`''` for none) and its cursors. */
+export interface KeptMempoolPage {
+  total: number;
+  texts: string;
+  cursor: { next: string | null; previous: string | null; current: string | null };
 }
 
 export async function getMempoolSummaries(
@@ -337,17 +359,36 @@ export async function getMempoolSummaries(
   limit: number,
   cursor: MempoolCursor | null,
   principal: string | null,
-): Promise<{ total: number; rows: Array<DbMempoolTxRow & { secs: string }>; prevCursor: string | null }> {
+): Promise<KeptMempoolPage> {
   const values: unknown[] = [limit];
-  if (principal !== null || cursor !== null) values.push(cursor?.seconds ?? null, cursor?.txId ?? null);
   if (principal !== null) values.push(principal);
-  const text = principal !== null ? PRINCIPAL_MEMPOOL : cursor === null ? MEMPOOL_FIRST : MEMPOOL_FROM;
-  const rows = await query<{ total: string; prev_cursor: string | null; tx_id: string | null }>(db, text, values);
-  const first = rows[0]!;
+  if (cursor !== null) values.push(cursor.seconds, cursor.txId);
+  const text =
+    principal !== null
+      ? cursor === null
+        ? PRINCIPAL_MEMPOOL_FIRST
+        : PRINCIPAL_MEMPOOL_FROM
+      : cursor === null
+        ? MEMPOOL_FIRST
+        : MEMPOOL_FROM;
+  const [row] = await query<{
+    total: string | number;
+    prev_cursor: string | null;
+    current_cursor: string | null;
+    next_cursor: string | null;
+    texts: string | null;
+    n: string;
+    kept: string;
+  }>(db, text, values);
+  if (!row) throw new UnexpectedRowError('the v3 mempool page statement returned no row');
+  // Written with the row in the announcement's database transaction: a key without it is an indexer/api mismatch.
+  if (row.kept !== row.n) {
+    throw new UnexpectedRowError(`${Number(row.n) - Number(row.kept)} pending transactions of the page have no kept v3 text`);
+  }
   return {
-    total: Number(first.total),
-    rows: rowsCarrying<DbMempoolTxRow & { secs: string }>(rows, 'tx_id'),
-    prevCursor: first.prev_cursor,
+    total: Number(row.total),
+    texts: row.texts ?? '',
+    cursor: { next: row.next_cursor, previous: row.prev_cursor, current: row.current_cursor },
   };
 }
 

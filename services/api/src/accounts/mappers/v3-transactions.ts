@@ -1,37 +1,29 @@
-import type { DbEvent } from '@bda/db';
+import {
+  toMempoolSummaryBaseJson,
+  toMempoolTransactionSummaryJson,
+  type DbEvent,
+  type MempoolSummaryBaseJson,
+  type MempoolTransactionSummaryJson,
+} from '@bda/db';
 // The chain family's row types and value helpers: every list of transactions reads the same rows (see the report on ADR 0023).
 import type { DbTxRow } from '../../chain/datastore/txs';
 import type { DbMempoolTxRow } from '../../chain/datastore/mempool';
-import { int, isoToUnix } from '../../mappers/row-values';
+import { int } from '../../mappers/row-values';
 import {
   ANCHORED_SEQUENCE,
   memoView,
-  sender,
-  sponsorOf,
   summaryBase,
   typePart,
   type MinedSummaryBase,
-  type Sender,
   type TxIncludeField,
   type TypePart,
 } from '../../mappers/v3-transaction-summary';
-import { toMempoolStatus } from '../../chain/mappers/tx';
 import { clarityValueView, type ClarityValueView } from '../../codec';
 import type { DbPrincipalBalanceChange } from '../datastore/v3-transactions';
 
 /** A v3 transaction cursor, `<block height>:<microblock sequence>:<tx index>`. */
 export function txCursorOf(row: { block_height: number; microblock_sequence: number | null; tx_index: number }): string {
   return `${row.block_height}:${row.microblock_sequence ?? ANCHORED_SEQUENCE}:${row.tx_index}`;
-}
-
-interface MempoolSummaryBase {
-  tx_id: string;
-  sender: Sender;
-  sponsor: Sender | null;
-  fee_rate: string;
-  receipt_time: number;
-  receipt_block_height: number;
-  status: string;
 }
 
 type TransactionV3Response = MinedSummaryBase &
@@ -44,9 +36,9 @@ type TransactionV3Response = MinedSummaryBase &
     result?: ClarityValueView;
   };
 
-type MempoolTransactionSummaryResponse = MempoolSummaryBase & TypePart;
+type MempoolTransactionSummaryResponse = MempoolTransactionSummaryJson;
 
-type MempoolTransactionV3Response = MempoolSummaryBase &
+type MempoolTransactionV3Response = MempoolSummaryBaseJson &
   TypePart & {
     replaced_by_tx_id: string | null;
     post_conditions?: unknown[];
@@ -76,21 +68,12 @@ export function toTransactionV3Response(
   return { ...out, ...typePart(row.type_id, row.payload, { mempool: false, full: true, include }) } as TransactionV3Response;
 }
 
-function mempoolBase(row: DbMempoolTxRow): MempoolSummaryBase {
-  return {
-    tx_id: row.tx_id,
-    sender: sender(row.sender_address, row.nonce),
-    sponsor: sponsorOf(row.sponsor_address, row.sponsor_nonce, row.sponsor_address !== null),
-    fee_rate: row.fee_rate,
-    receipt_time: isoToUnix(row.receipt_time),
-    receipt_block_height: row.receipt_block_height ?? 0,
-    status: toMempoolStatus(row.status),
-  };
-}
-
-/** A pending transaction as the v3 mempool lists show it (the reference's `MempoolTransactionSummary`). */
+/**
+ * A pending transaction as the v3 mempool lists show it (the reference's `MempoolTransactionSummary`): `@bda/db`'s
+ * rendering, the one the indexer keeps the pages' texts with (`mempool_tx_json.v3_json`, ADR 0045).
+ */
 export function toMempoolTransactionSummaryResponse(row: DbMempoolTxRow): MempoolTransactionSummaryResponse {
-  return { ...mempoolBase(row), ...typePart(row.type_id, row.payload, { mempool: true, full: false, include: [] }) };
+  return toMempoolTransactionSummaryJson(row);
 }
 
 /** `/extended/v3/transactions/{tx_id}` for a pending transaction (`result` does not apply to one). */
@@ -98,7 +81,7 @@ export function toMempoolTransactionV3Response(
   row: DbMempoolTxRow,
   include: readonly TxIncludeField[],
 ): MempoolTransactionV3Response {
-  const out: Record<string, unknown> = { ...mempoolBase(row), replaced_by_tx_id: row.replaced_by_tx_id ?? null };
+  const out: Record<string, unknown> = { ...toMempoolSummaryBaseJson(row), replaced_by_tx_id: row.replaced_by_tx_id ?? null };
   if (include.includes('post_conditions')) out['post_conditions'] = Array.isArray(row.post_conditions) ? row.post_conditions : [];
   return {
     ...out,

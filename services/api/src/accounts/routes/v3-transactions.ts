@@ -14,13 +14,13 @@ import {
   getTransactionV3,
   getTxBalanceChanges,
   type BalanceChangeCursor,
+  type KeptMempoolPage,
   type MempoolCursor,
   type TxPosition,
 } from '../datastore/v3-transactions';
 import {
   balanceChangeCursorOf,
   toBalanceChangeResponse,
-  toMempoolTransactionSummaryResponse,
   toMempoolTransactionV3Response,
   toTransactionEventV3Response,
   toTransactionV3Response,
@@ -146,14 +146,14 @@ export function v3TransactionRoutes(db: Knex, limits: PageLimits): GetRoute[] {
   router.get('/extended/v3/mempool/transactions', async (req, res) => {
     const limit = v3Limit(req, limits.tx);
     const cursor = mempoolCursor(req);
-    res.json(mempoolPage(limit, await getMempoolSummaries(db, limit, cursor, null)));
+    res.send(mempoolPageJson(limit, await getMempoolSummaries(db, limit, cursor, null)));
   });
 
   router.get('/extended/v3/principals/:principal/mempool/transactions', async (req, res) => {
     const principal = parsePrincipal(req.params.principal);
     const limit = v3Limit(req, limits.tx);
     const cursor = mempoolCursor(req);
-    res.json(mempoolPage(limit, await getMempoolSummaries(db, limit, cursor, principal)));
+    res.send(mempoolPageJson(limit, await getMempoolSummaries(db, limit, cursor, principal)));
   });
 
   router.get('/extended/v3/principals/:principal/transactions', async (req, res) => {
@@ -228,8 +228,14 @@ export function v3TransactionRoutes(db: Knex, limits: PageLimits): GetRoute[] {
   return router.routes;
 }
 
-function mempoolPage(limit: number, page: Awaited<ReturnType<typeof getMempoolSummaries>>): CursorPageResponse<unknown> {
-  return cursorPage(page, limit, (r) => `${r.secs}:${r.tx_id}`, toMempoolTransactionSummaryResponse);
+/**
+ * A v3 mempool page as JSON text: the envelope as `cursorPage` writes it (`total`, `limit`, `cursor`), with the page's
+ * kept texts (ADR 0045, rendered by `toMempoolTransactionSummaryResponse`'s mapper) copied in as `results`; `send`
+ * keeps the JSON type.
+ */
+function mempoolPageJson(limit: number, page: KeptMempoolPage): string {
+  const head = JSON.stringify({ total: page.total, limit, cursor: page.cursor });
+  return `${head.slice(0, -1)},"results":[${page.texts}]}`;
 }
 
 interface CursorPageResponse<T> {
