@@ -34,7 +34,13 @@ export async function tableChecksums(db: Knex, excludeColumns: string[] = []): P
 }
 
 /**
- * Wall-clock columns: the time the observer received an event, and the kept list text of a pending transaction, which
- * shows that time (`receipt_time`, ADR 0041; the rest of it is rendered from the `mempool_txs` columns compared).
+ * Wall-clock columns: the time the observer received an event, and the kept list texts of a pending transaction, which
+ * show that time (`receipt_time`, ADR 0041 and 0045; the rest of them is rendered from the `mempool_txs` columns
+ * compared).
  */
-export const RECEIPT_TIME_COLUMNS = ['mempool_txs.receipt_time', 'mempool_tx_json.json', 'parked_blocks.received_at'];
+export const RECEIPT_TIME_COLUMNS = [
+  'mempool_txs.receipt_time',
+  'mempool_tx_json.json',
+  'mempool_tx_json.v3_json',
+  'parked_blocks.received_at',
+];
