@@ -3,7 +3,10 @@
  * rendering of each transaction by id (`getTxById` + `toMempoolTransactionResponse`, the statement and mapper of
  * `/extended/v1/tx/{id}`) after every record of the fixtures with a mempool, applied one by one through the indexer's
  * own handler; and migration 105's backfill to the same. On the pox-4 recording a pending call to `pox-4` is
- * announced before the block that deploys the contract: its text must change when the deploy arrives.
+ * announced before the block that deploys the contract: its text must change when the deploy arrives. The same for
+ * the kept v3 texts (`mempool_tx_json.v3_json`, migration 110, ADR 0045), held to the v3 mapper's rendering of the row
+ * read by id (`getTransactionV3` + `toMempoolTransactionSummaryResponse`) after every record, and migration 110's
+ * backfill.
  */
 import type { Knex } from 'knex';
 import pg from 'pg';
@@ -15,6 +18,8 @@ import { stacksEventHandler } from '../../indexer/src/stacks/stacks-event-handle
 import { decodeRawTxColumns } from '../../indexer/src/stacks/tx-fields';
 import { getTxById } from '../src/chain/datastore/txs';
 import { toMempoolTransactionResponse } from '../src/chain/mappers/tx';
+import { getTransactionV3 } from '../src/accounts/datastore/v3-transactions';
+import { toMempoolTransactionSummaryResponse } from '../src/accounts/mappers/v3-transactions';
 import { loadRecordedEvents, replayedDatabase, type RecordedEvent } from './support/replayed-database';
 
 /** Each pending transaction's kept text (null when missing), by id. */
@@ -23,6 +28,24 @@ async function keptTexts(db: Knex): Promise<Map<string, string | null>> {
     `SELECT m.tx_id, j.json FROM mempool_txs m LEFT JOIN mempool_tx_json j USING (tx_id) WHERE m.status = 'pending'`,
   )) as { rows: Array<{ tx_id: string; json: string | null }> };
   return new Map(rows.map((r) => [r.tx_id, r.json]));
+}
+
+/** Each pending transaction's kept v3 text (null when missing), by id. */
+async function keptV3Texts(db: Knex): Promise<Map<string, string | null>> {
+  const { rows } = (await db.raw(
+    `SELECT m.tx_id, j.v3_json FROM mempool_txs m LEFT JOIN mempool_tx_json j USING (tx_id) WHERE m.status = 'pending'`,
+  )) as { rows: Array<{ tx_id: string; v3_json: string | null }> };
+  return new Map(rows.map((r) => [r.tx_id, r.v3_json]));
+}
+
+/** The v3 mapper's rendering of each transaction given, its row read by id (`/extended/v3/transactions/{tx_id}`). */
+async function renderedV3ById(db: Knex, ids: Iterable<string>): Promise<Map<string, string | null>> {
+  const out = new Map<string, string | null>();
+  for (const id of ids) {
+    const found = await getTransactionV3(db, id);
+    out.set(id, found?.kind === 'mempool' ? JSON.stringify(toMempoolTransactionSummaryResponse(found.tx)) : null);
+  }
+  return out;
 }
 
 /** The api's rendering by id of each transaction given. */
@@ -78,6 +101,7 @@ async function indexerDb(label: string): Promise<{ db: Knex; apply: (e: Recorded
 async function replayChecked(label: string, events: RecordedEvent[], afterEach?: (i: number, db: Knex) => Promise<void>) {
   const { db, apply } = await indexerDb(label);
   let checked = 0;
+  let checkedV3 = 0;
   for (const [i, e] of events.entries()) {
     await apply(e);
     const kept = await keptTexts(db);
@@ -85,6 +109,11 @@ async function replayChecked(label: string, events: RecordedEvent[], afterEach?:
     expectMessage(`after record ${i} (${e.path})`, () =>
       expect([...kept].filter(([, json]) => json === null).map(([id]) => id)).toEqual([]),
     );
+    // The v3 text after every record: it has no dependency but the row (no ABI), so no record may leave it stale.
+    const keptV3 = await keptV3Texts(db);
+    const renderedV3 = await renderedV3ById(db, keptV3.keys());
+    expectMessage(`v3, after record ${i} (${e.path})`, () => expect(keptV3).toEqual(renderedV3));
+    checkedV3 += keptV3.size;
     if (e.path === '/new_mempool_tx' || e.path === '/drop_mempool_tx' || e.path === '/new_block' || i === events.length - 1) {
       const rendered = await renderedById(db, kept.keys());
       expectMessage(`after record ${i} (${e.path})`, () => expect(kept).toEqual(rendered));
@@ -92,7 +121,7 @@ async function replayChecked(label: string, events: RecordedEvent[], afterEach?:
     }
     await afterEach?.(i, db);
   }
-  return { db, checked };
+  return { db, checked, checkedV3 };
 }
 
 /** Migration 105 run again from scratch (rolled back after) fills the texts the indexer kept. */
@@ -104,6 +133,21 @@ async function expectBackfillAsKept(db: Knex): Promise<number> {
     await migration.down(trx);
     await migration.up(trx);
     expect(await keptTexts(trx)).toEqual(kept);
+  } finally {
+    await trx.rollback();
+  }
+  return kept.size;
+}
+
+/** Migration 110 run again (rolled back after) fills the v3 texts the indexer kept. */
+async function expectV3BackfillAsKept(db: Knex): Promise<number> {
+  const kept = await keptV3Texts(db);
+  const [, migration] = MIGRATIONS.find(([name]) => name === '110-mempool-v3-summary-json')!;
+  const trx = await db.transaction();
+  try {
+    await migration.down(trx);
+    await migration.up(trx);
+    expect(await keptV3Texts(trx)).toEqual(kept);
   } finally {
     await trx.rollback();
   }
@@ -145,6 +189,7 @@ function poxCallBeforeDeploy(): { events: RecordedEvent[]; at: number; callId: s
 interface Replayed {
   db: Knex;
   checked: number;
+  checkedV3: number;
 }
 
 const replays: Partial<Record<'fuzzed' | 'poxLate', Replayed>> = {};
@@ -183,6 +228,15 @@ describe('mempool_tx_json over the recordings with a mempool', () => {
     },
   );
 
+  it.each(['fuzzed', 'poxLate'] as const)(
+    '%s: every pending transaction’s v3 text is the v3 mapper’s rendering of its row after every record, and migration 110 fills the same',
+    async (name) => {
+      const r = replays[name]!;
+      expect(r.checkedV3).toBeGreaterThan(0);
+      expect(await expectV3BackfillAsKept(r.db)).toBeGreaterThanOrEqual(0);
+    },
+  );
+
   it('epoch-3 as the system replayed it: every pending transaction’s text is the api’s rendering by id, and the backfill’s', async () => {
     const db = createDb({
       connectionString: await replayedDatabase(testInfra().databaseUrl, 'epoch-3-transition.tsv'),
@@ -194,6 +248,10 @@ describe('mempool_tx_json over the recordings with a mempool', () => {
       expect(kept).toEqual(await renderedById(db, kept.keys()));
       await expectBackfillAsKept(db);
       expect(kept.size).toBeGreaterThan(0);
+      const keptV3 = await keptV3Texts(db);
+      expect([...keptV3].filter(([, json]) => json === null)).toEqual([]);
+      expect(keptV3).toEqual(await renderedV3ById(db, keptV3.keys()));
+      await expectV3BackfillAsKept(db);
     } finally {
       await db.destroy();
     }
