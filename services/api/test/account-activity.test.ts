@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { addressFromVersionHash, addressToString, AuthType, deserializeTransaction, txidFromData } from '@stacks/transactions';
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { expectMessage, testInfra } from '@bda/test-support';
 import { keepPrincipalTxJson } from '@bda/db';
@@ -977,7 +978,7 @@ describe('a page of a long principal history (v3)', () => {
     await api?.close();
   });
 
-  it('reads the page’s rows of principal_txs by primary key and their kept items by key, however long the history', async () => {
+  it('reads the page’s rows of principal_txs by primary key and their kept items by the pair’s hash, however long the history', async () => {
     // 5,000 history rows of one principal, each naming a copy of a real transaction: a history far longer than a page.
     const heavy = addressToString(addressFromVersionHash(22, 'ab'.repeat(20)));
     const { rows: columns } = (await api.db.raw(
@@ -1040,8 +1041,12 @@ describe('a page of a long principal history (v3)', () => {
         expectMessage(JSON.stringify(plan.map((n) => [n['Node Type'], n['Index Name'], n['Actual Rows']])), () =>
           expect(read('principal_txs')).toBeLessThanOrEqual(5 + 1 + 5 + 1),
         );
-        // Each row of the page is its kept item by primary key (ADR 0039): no `txs` row, block or event read.
-        expect(read('principal_tx_json')).toBe(6);
+        // Each item of the page (limit) is its kept text by the pair's hash (ADR 0039, migration 111): no `txs` row,
+        // block or event read.
+        expect(read('principal_tx_json')).toBe(5);
+        expect(
+          plan.filter((n) => n['Relation Name'] === 'principal_tx_json').map((n) => [n['Node Type'], n['Index Name']]),
+        ).toEqual([['Index Scan', 'principal_tx_json_pair_hash']]);
         expect(read('txs') + read('blocks') + read('events')).toBe(0);
         expect(plan.filter((n) => n['Relation Name'] === 'principal_txs').every((n) => n['Node Type'].startsWith('Index'))).toBe(
           true,
@@ -1064,12 +1069,16 @@ describe('a page of a long principal history (v3)', () => {
       // At an offset deep in the history the page is a range of seq too: the same rows read, the same buffers as the
       // first page (the skipped rows are not walked).
       // (The copied transactions' made-up ids are no valid answer for the schema: the statement's own rows are read.)
-      const deepRows = await client.query<{ tx_id: string | null; block_height: number }>({
+      // One row: the page's first row (height 1000) and the row after the page (995) as cursors.
+      const deepRows = await client.query<{ cursor: string; prev_cursor: string }>({
         name: v2.name,
         text: v2.text,
         values: [heavy, 5, 4000, null, null, null],
       });
-      expect(deepRows.rows.filter((r) => r.tx_id !== null).map((r) => r.block_height)).toEqual([1000, 999, 998, 997, 996, 995]);
+      const blockHash = (h: number) => `0x${createHash('md5').update(`b${h}`).digest('hex')}`;
+      expect(deepRows.rows.map((r) => [r.cursor, r.prev_cursor])).toEqual([
+        [`${blockHash(1000)}:2147483647:0`, `${blockHash(995)}:2147483647:0`],
+      ]);
       const explain = async (offset: number) => {
         const { rows } = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
           `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE ${v2.name}(${client.escapeLiteral(heavy)}, 5, ${offset}, null, null, null)`,

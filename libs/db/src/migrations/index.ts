@@ -76,6 +76,7 @@ import * as m107 from './107-v1-block-json';
 import * as m108 from './108-tx-summary-json';
 import * as m109 from './109-tx-list-json-hash';
 import * as m110 from './110-mempool-v3-summary-json';
+import * as m111 from './111-principal-tx-json-pair-hash';
 
 export { principalActivityInsertSql } from './070-principal-activity';
 export {
@@ -177,6 +178,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['108-tx-summary-json', m108],
   ['109-tx-list-json-hash', m109],
   ['110-mempool-v3-summary-json', m110],
+  ['111-principal-tx-json-pair-hash', m111],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */

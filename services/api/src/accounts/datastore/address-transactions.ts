@@ -3,7 +3,7 @@ import type { DbChainTip, DbEvent } from '@bda/db';
 import { FROM_TIP, TIP_SELECT, tipOf, type TipColumns } from '../../datastore/chain-tip';
 import { query, rowsCarrying, statement } from '../../datastore/read-statement';
 import { ASSET_EVENT_TYPES, eventSelect } from './address-assets';
-import { keptHistoryItems, pageOfKeptTexts, type DbKeptHistoryItem } from './txs-with-transfers';
+import { keptItems, keptItemsOfPage, type DbKeptItems } from './txs-with-transfers';
 
 /**
  * `/extended/v2/addresses/{address}/transactions` (`$1` principal, `$2` limit, `$3` offset, `$4`…`$6` the cursor's
@@ -14,8 +14,11 @@ import { keptHistoryItems, pageOfKeptTexts, type DbKeptHistoryItem } from './txs
  * range of the index `(principal, seq)`: `top` is the `seq` of the newest row at or below the cursor (one backward
  * probe of the primary key), the page the `limit + 1` rows from `top - offset` down (the last one's key is the cursor
  * of the page after), and the first row of the page before the row `limit` places above the page's first. The total
- * from `principal_tx_counts`, in one statement. Each row of the page is its transaction's kept list text and the
- * principal's kept part of the item (`v2_tail`, ADR 0039), by primary key.
+ * from `principal_tx_counts`, in one statement. One row (ADR 0046): the page's `limit` items joined
+ * (`keptItemsOfPage`: each row's transaction's kept list text and the principal's kept part of the item, `v2_tail`,
+ * ADR 0039) and the cursors written as the list writes them (`<index block hash>:<microblock sequence>:<tx index>`):
+ * the page's first row (`cursor`), the row after the page (`prev_cursor`, the next older page's first) and the first
+ * row of the page before (`next_cursor`).
  */
 export const ADDRESS_TRANSACTIONS = statement(
   `WITH top AS MATERIALIZED (
@@ -31,26 +34,36 @@ export const ADDRESS_TRANSACTIONS = statement(
      ), 0)::bigint - $3::bigint AS hi  -- bigint: an offset up to 2^31 - 1 below a small seq
    ),
    page AS (
-     SELECT p.block_height, p.microblock_sequence, p.tx_index, p.tx_id, p.index_block_hash, p.seq
+     SELECT p.tx_id, p.index_block_hash, p.seq,
+            p.index_block_hash || ':' || p.microblock_sequence || ':' || p.tx_index AS cursor
      FROM top JOIN principal_txs p ON p.principal = $1 AND p.seq <= top.hi AND p.seq > top.hi - ($2::integer + 1)
    ),
    first AS (SELECT * FROM page ORDER BY seq DESC LIMIT 1),
    newer AS (
-     SELECT k.tx_id, k.index_block_hash, k.microblock_sequence, k.tx_index
+     SELECT k.index_block_hash || ':' || k.microblock_sequence || ':' || k.tx_index AS cursor
      FROM first JOIN principal_txs k ON k.principal = $1 AND k.seq = first.seq + $2::integer
    )
    SELECT ${TIP_SELECT}, coalesce((SELECT c.tx_count FROM principal_tx_counts c WHERE c.principal = $1), 0) AS total,
-          (SELECT n.index_block_hash || ':' || n.microblock_sequence || ':' || n.tx_index FROM newer n) AS next_cursor,
-          h.*
+          (SELECT n.cursor FROM newer n) AS next_cursor,
+          (SELECT f.cursor FROM first f) AS cursor,
+          (SELECT a.cursor FROM page a, top WHERE a.seq = top.hi - $2::integer) AS prev_cursor,
+          h.results, h.missing
    FROM ${FROM_TIP}
-   ${pageOfKeptTexts('page k', 'k.block_height DESC, k.microblock_sequence DESC, k.tx_index DESC', 'v2_tail', 'k.microblock_sequence')}`,
+   ${keptItemsOfPage(
+     '(SELECT a.* FROM page a, top WHERE a.seq > top.hi - $2::integer ORDER BY a.seq DESC) k',
+     'k.seq DESC',
+     'v2_tail',
+   )}`,
 );
 
 export interface AddressTransactionsPage {
   tip: DbChainTip | null;
   total: number;
-  /** The page, newest first, and the row after it when there is one. */
-  rows: DbKeptHistoryItem[];
+  /** The page's items, newest first, joined with commas ('' for none). */
+  results: string;
+  /** The page's first row, the row after the page and the first row of the page before, as cursors. */
+  cursor: string | null;
+  prevCursor: string | null;
   nextCursor: string | null;
 }
 
@@ -60,12 +73,9 @@ export async function getAddressTransactions(
   page: { limit: number; offset: number },
   cursor: { height: number; sequence: number; txIndex: number } | null,
 ): Promise<AddressTransactionsPage> {
-  type Row = TipColumns & {
-    total: string;
-    next_cursor: string | null;
-    tx_id: string | null;
-  };
-  const rows = await query<Row>(db, ADDRESS_TRANSACTIONS, [
+  type Row = TipColumns &
+    DbKeptItems & { total: string; cursor: string | null; prev_cursor: string | null; next_cursor: string | null };
+  const [row] = await query<Row>(db, ADDRESS_TRANSACTIONS, [
     principal,
     page.limit,
     page.offset,
@@ -73,12 +83,13 @@ export async function getAddressTransactions(
     cursor?.txIndex ?? null,
     cursor?.sequence ?? null,
   ]);
-  const first = rows[0]!;
   return {
-    tip: tipOf(first),
-    total: Number(first.total),
-    rows: keptHistoryItems(rows),
-    nextCursor: first.next_cursor,
+    tip: tipOf(row!),
+    total: Number(row!.total),
+    results: keptItems(row!),
+    cursor: row!.cursor,
+    prevCursor: row!.prev_cursor,
+    nextCursor: row!.next_cursor,
   };
 }
 

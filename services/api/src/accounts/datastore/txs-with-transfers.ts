@@ -15,54 +15,57 @@ export type TransfersRange = { kind: 'at'; height: number } | { kind: 'until'; h
 
 const STX_EVENT_TYPES = `('stx_transfer_event', 'stx_mint_event', 'stx_burn_event')`;
 
-/**
- * An item of a principal's page read from the kept texts: the key columns its cursors need, the transaction's kept list
- * text (`tx_list_json`, ADR 0035) and the principal's part of the item (`principal_tx_json`, ADR 0039).
- */
-export interface DbKeptHistoryItem {
-  tx_id: string;
-  index_block_hash: string;
-  block_height: number;
-  tx_index: number;
-  /** The list's microblock sequence (2147483647 for an anchored transaction); null when the list has none. */
-  microblock_sequence: number | null;
-  json: string;
-  tail: string;
-}
-
 /** The column of `principal_tx_json` a page splices after the transaction's text. */
 export type KeptTail = 'v2_tail' | 'transfers_tail';
 
 /**
- * The transactions whose keys `keys` lists (a FROM item aliased `k` with `tx_id`, `index_block_hash`, `block_height`,
- * `tx_index` and,
- * as `sequence`, a microblock sequence expression; newest first in `order`), as `h`: each with its kept list text and
- * the principal's (`$1`) kept `tail` (both by primary key: no `txs` row, block rows, ABIs or events) and its place in
- * the page (`pos`); ordered by `pos`.
+ * The items of a page of the principal's (`$1`) history in one field (ADR 0046, as ADR 0043 did for the chain pages):
+ * a FROM item `h` with `results`, the items `{"tx":<text>,<tail>}` joined with commas in `order` — each the
+ * transaction's kept list text (`tx_list_json`, ADR 0035, by its hash index) and the principal's kept `tail`
+ * (`principal_tx_json`, ADR 0039, by its pair's hash: `principalTxJsonProbe`), both copied unparsed — and `missing`, a key of the page without one
+ * of its texts (null when each has both). `keys` is a FROM item aliased `k` with `tx_id` and `index_block_hash`, in
+ * `order` (the aggregate then sorts nothing).
  */
-export function pageOfKeptTexts(keys: string, order: string, tail: KeptTail, sequence = 'NULL::integer'): string {
-  return `LEFT JOIN LATERAL (
-     SELECT k.tx_id, k.index_block_hash, k.block_height, k.tx_index, ${sequence} AS microblock_sequence, j.json,
-            x.${tail} AS tail,
-            row_number() OVER (ORDER BY ${order}) AS pos
+export function keptItemsOfPage(keys: string, order: string, tail: KeptTail): string {
+  return `CROSS JOIN LATERAL (
+     SELECT string_agg('{"tx":' || j.json || CASE WHEN x.${tail} = '' THEN '}' ELSE ',' || x.${tail} || '}' END, ','
+                       ORDER BY ${order}) AS results,
+            min(k.tx_id) FILTER (WHERE j.json IS NULL OR x.${tail} IS NULL) AS missing
      FROM ${keys}
-     LEFT JOIN tx_list_json j ON j.tx_id = k.tx_id AND j.index_block_hash = k.index_block_hash
-     LEFT JOIN principal_tx_json x ON x.principal = $1 AND x.tx_id = k.tx_id AND x.index_block_hash = k.index_block_hash
-   ) h ON true
-   ORDER BY h.pos`;
+     LEFT JOIN LATERAL (
+       SELECT j.json FROM tx_list_json j WHERE j.tx_id = k.tx_id AND j.index_block_hash = k.index_block_hash OFFSET 0
+     ) j ON true
+     LEFT JOIN principal_tx_json x ON ${principalTxJsonProbe('$1')}
+   ) h`;
 }
 
-/** The rows of a statement that carry an item of `pageOfKeptTexts`, each with both its kept texts. */
-export function keptHistoryItems(
-  rows: ReadonlyArray<{ tx_id: string | null; json?: string | null; tail?: string | null }>,
-): DbKeptHistoryItem[] {
-  const out = rows.filter((r) => r.tx_id !== null) as Array<DbKeptHistoryItem>;
-  for (const r of out) {
-    // Written with the keys in the block's database transaction: a key without them is an indexer/api mismatch.
-    if (r.json === null) throw new UnexpectedRowError(`transaction ${r.tx_id} has no kept list text (tx_list_json)`);
-    if (r.tail === null) throw new UnexpectedRowError(`transaction ${r.tx_id} has no kept principal text (principal_tx_json)`);
+/**
+ * The join condition of the principal's (`principal`, a parameter) `principal_tx_json` row `x` of the page's key `k`:
+ * the pair's hash index (migration 111, 2 buffers a probe instead of the primary key's 5), the key columns compared
+ * on the row.
+ */
+export function principalTxJsonProbe(principal: string): string {
+  return `(x.tx_id || x.principal) = (k.tx_id || ${principal}) AND x.principal = ${principal} AND x.tx_id = k.tx_id
+       AND x.index_block_hash = k.index_block_hash`;
+}
+
+/** The columns of a statement with `keptItemsOfPage`. */
+export interface DbKeptItems {
+  results: string | null;
+  missing: string | null;
+}
+
+/**
+ * The joined items of a page ('' for none). Both texts are written with the keys in the block's database
+ * transaction: a key without them is an indexer/api mismatch.
+ */
+export function keptItems(row: DbKeptItems): string {
+  if (row.missing !== null) {
+    throw new UnexpectedRowError(
+      `transaction ${row.missing} has no kept list text (tx_list_json) or principal text (principal_tx_json)`,
+    );
   }
-  return out;
+  return row.results ?? '';
 }
 
 /**
@@ -70,13 +73,13 @@ export function keptHistoryItems(
  * height or null): the tip, the number of the principal's transactions in the range, and one page of them (newest
  * first), each the transaction's kept list text and the principal's kept part of the item, in one statement. The
  * transactions are the principal's rows of `principal_transfer_txs` (migration 076): the total is two index reads and
- * the page one index range at any offset.
+ * the page one index range at any offset. One row: the page's items joined (`keptItemsOfPage`, ADR 0046).
  */
 function listText(range: ListRange): string {
-  return `SELECT ${TIP_SELECT}, n.hi - n.lo AS total, h.*
+  return `SELECT ${TIP_SELECT}, n.hi - n.lo AS total, h.results, h.missing
    FROM ${FROM_TIP}
    ${listBounds('principal_transfer_txs', range, '$4')}
-   ${pageOfKeptTexts(listPage('principal_transfer_txs', 'k'), 'k.seq DESC', 'transfers_tail')}`;
+   ${keptItemsOfPage(listPage('principal_transfer_txs', 'k'), 'k.seq DESC', 'transfers_tail')}`;
 }
 
 const LISTS: Record<ListRange, Statement> = { at: statement(listText('at')), until: statement(listText('until')) };
@@ -88,15 +91,14 @@ export async function getTxsWithTransfers(
   principal: string,
   page: { limit: number; offset: number },
   range: TransfersRange,
-): Promise<{ tip: DbChainTip | null; total: number; rows: DbKeptHistoryItem[] }> {
-  const rows = await query<TipColumns & { total: string; tx_id: string | null }>(db, LISTS[range.kind], [
+): Promise<{ tip: DbChainTip | null; total: number; results: string }> {
+  const [row] = await query<TipColumns & DbKeptItems & { total: string }>(db, LISTS[range.kind], [
     principal,
     page.limit,
     page.offset,
     range.height,
   ]);
-  const first = rows[0]!;
-  return { tip: tipOf(first), total: Number(first.total), rows: keptHistoryItems(rows) };
+  return { tip: tipOf(row!), total: Number(row!.total), results: keptItems(row!) };
 }
 
 /**

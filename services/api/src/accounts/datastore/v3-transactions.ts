@@ -7,6 +7,7 @@ import { txParents, txRowSelect, txRowsOf, txSelect, type DbTxRow } from '../../
 import { mempoolSelect, prefixedMempoolTxOf, type DbMempoolTxRow } from '../../chain/datastore/mempool';
 import { ANCHORED_SEQUENCE } from '../../mappers/v3-transaction-summary';
 import { V3_EVENT_TYPES } from '../mappers/v3-transactions';
+import { principalTxJsonProbe } from './txs-with-transfers';
 
 /** A v3 transaction cursor: the newest row of the page is at or below this chain position. */
 export interface TxPosition {
@@ -37,15 +38,32 @@ function txPageText(list: {
   total: string;
   /** More columns of the list's rows, `[expression over x, name]`. */
   extra: Array<[string, string]>;
-  /**
-   * The page's rows as kept texts instead of `txs` rows: a FROM item joined to the page's keys `k` by primary key,
-   * aliased `x`, whose `json` column is the item's text (ADR 0039).
-   */
-  kept?: { join: string; json: string };
 }): string {
+  const extraOf = (alias: string) => list.extra.map(([, n]) => `, ${alias}.${n}`).join('');
+  return `${keysOfPage(list)}
+     SELECT ${TIP_SELECT}, ${list.total} AS total, (SELECT h || ':' || s || ':' || i FROM prev) AS prev_cursor,
+            ${txRowSelect('r')}, r.k_height, r.k_seq, r.k_index${extraOf('r')}
+     FROM ${FROM_TIP}
+     LEFT JOIN LATERAL (
+       SELECT t.*, k.k_height, k.k_seq, k.k_index${extraOf('k')}
+       FROM page k
+       CROSS JOIN LATERAL (
+         SELECT ${txSelect('t')} FROM txs t ${txParents('t')}
+         WHERE t.tx_id = k.tx_id AND t.index_block_hash = k.index_block_hash
+         OFFSET 0
+       ) t
+     ) r ON true
+     ORDER BY r.k_height DESC, r.k_seq DESC, r.k_index DESC`;
+}
+
+/**
+ * The CTEs of a page of `txPageText`'s list (`$1`…`$4` as there): `page` the page's keys (`tx_id`,
+ * `index_block_hash`, `k_height`, `k_seq`, `k_index` and the extra columns), `limit + 1` rows from the
+ * cursor; `first` its newest row; `prev` the previous page's first row (`h`, `s`, `i`).
+ */
+function keysOfPage(list: { from: string; where: string; seq: string; extra: Array<[string, string]> }): string {
   const key = `x.block_height, ${list.seq}, x.tx_index`;
   const extraSelect = list.extra.map(([e, n]) => `, ${e} AS ${n}`).join('');
-  const extraOf = (alias: string) => list.extra.map(([, n]) => `, ${alias}.${n}`).join('');
   return `WITH exact AS (
        SELECT ($3::int <> 0 OR $4::int <> 0 OR EXISTS (
          SELECT 1 FROM ${list.from} WHERE ${list.where} AND (${key}) = ($2::int, $3::int, $4::int)
@@ -75,26 +93,7 @@ function txPageText(list: {
          LIMIT $1::int
        ) q
        ORDER BY q.h DESC, q.s DESC, q.i DESC LIMIT 1
-     )
-     SELECT ${TIP_SELECT}, ${list.total} AS total, (SELECT h || ':' || s || ':' || i FROM prev) AS prev_cursor,
-            ${list.kept ? 'r.tx_id, r.json' : txRowSelect('r')}, r.k_height, r.k_seq, r.k_index${extraOf('r')}
-     FROM ${FROM_TIP}
-     LEFT JOIN LATERAL (
-       ${
-         list.kept
-           ? `SELECT k.tx_id, ${list.kept.json} AS json, k.k_height, k.k_seq, k.k_index${extraOf('k')}
-       FROM page k
-       LEFT JOIN ${list.kept.join}`
-           : `SELECT t.*, k.k_height, k.k_seq, k.k_index${extraOf('k')}
-       FROM page k
-       CROSS JOIN LATERAL (
-         SELECT ${txSelect('t')} FROM txs t ${txParents('t')}
-         WHERE t.tx_id = k.tx_id AND t.index_block_hash = k.index_block_hash
-         OFFSET 0
-       ) t`
-       }
-     ) r ON true
-     ORDER BY r.k_height DESC, r.k_seq DESC, r.k_index DESC`;
+     )`;
 }
 
 const SEQ = `coalesce(x.microblock_sequence, ${ANCHORED_SEQUENCE})`;
@@ -116,30 +115,36 @@ const TRANSACTIONS = statement(
 /**
  * `/extended/v3/principals/{principal}/transactions` (`$5` the principal): its rows of `principal_txs` (migration
  * 070) from the cursor, one range of the primary key, each with its item kept as JSON text by the indexer
- * (`principal_tx_json.v3_json`, ADR 0039: the summary, the principal's involvement and what it moved), by primary
- * key; the total from `principal_tx_counts`. No step of it reads more than the page of the principal's history.
+ * (`principal_tx_json.v3_json`, ADR 0039: the summary, the principal's involvement and what it moved), by the pair's
+ * hash (migration 111); the total from `principal_tx_counts`. No step of it reads more than the page of the
+ * principal's history. One
+ * row (ADR 0046): the page's `limit` items joined in order, `missing` a row of the page without its item, and the
+ * cursors (`<height>:<microblock sequence>:<index>`) of the page's first row, of the row after it and of the previous
+ * page's first row.
  */
 export const PRINCIPAL_TRANSACTIONS = statement(
-  txPageText({
-    from: 'principal_txs x',
-    where: 'x.principal = $5::text',
-    seq: 'x.microblock_sequence',
-    total: 'coalesce((SELECT c.tx_count FROM principal_tx_counts c WHERE c.principal = $5::text), 0)',
-    extra: [],
-    kept: {
-      join: 'principal_tx_json x ON x.principal = $5::text AND x.tx_id = k.tx_id AND x.index_block_hash = k.index_block_hash',
-      json: 'x.v3_json',
-    },
-  }),
+  `${keysOfPage({ from: 'principal_txs x', where: 'x.principal = $5::text', seq: 'x.microblock_sequence', extra: [] })}
+   SELECT ${TIP_SELECT}, coalesce((SELECT c.tx_count FROM principal_tx_counts c WHERE c.principal = $5::text), 0) AS total,
+          (SELECT h || ':' || s || ':' || i FROM prev) AS prev_cursor,
+          (SELECT k_height || ':' || k_seq || ':' || k_index FROM first) AS current_cursor,
+          (SELECT k_height || ':' || k_seq || ':' || k_index FROM page
+           ORDER BY k_height DESC, k_seq DESC, k_index DESC OFFSET $1::int LIMIT 1) AS next_cursor,
+          h.results, h.missing
+   FROM ${FROM_TIP}
+   CROSS JOIN LATERAL (
+     SELECT string_agg(x.v3_json, ',' ORDER BY k.k_height DESC, k.k_seq DESC, k.k_index DESC) AS results,
+            min(k.tx_id) FILTER (WHERE x.v3_json IS NULL) AS missing
+     FROM (SELECT * FROM page ORDER BY k_height DESC, k_seq DESC, k_index DESC LIMIT $1::int) k
+     LEFT JOIN principal_tx_json x ON ${principalTxJsonProbe('$5::text')}
+   ) h`,
 );
 
-/** An item of a principal's v3 history: its position (the cursors) and its kept text. */
-export interface DbKeptPrincipalTx {
-  tx_id: string;
-  k_height: number;
-  k_seq: number;
-  k_index: number;
-  json: string;
+/** A page of a principal's v3 history: its items joined ('' for none) and its cursors. */
+export interface PrincipalTxPage {
+  tip: DbChainTip | null;
+  total: number;
+  results: string;
+  cursor: { next: string | null; previous: string | null; current: string | null };
 }
 
 interface TxSummaryPage<T> {
@@ -176,16 +181,25 @@ export async function getPrincipalTransactionSummaries(
   principal: string,
   limit: number,
   cursor: TxPosition | null,
-): Promise<TxSummaryPage<DbKeptPrincipalTx>> {
+): Promise<PrincipalTxPage> {
   const c = cursor ?? TOP;
-  const page = pageOf<DbKeptPrincipalTx>(
-    await query<PageRow>(db, PRINCIPAL_TRANSACTIONS, [limit, c.height, c.sequence, c.txIndex, principal]),
-  );
-  for (const r of page.rows) {
-    // Written with the key in the block's database transaction: a key without it is an indexer/api mismatch.
-    if (r.json === null) throw new UnexpectedRowError(`transaction ${r.tx_id} has no kept v3 text (principal_tx_json)`);
-  }
-  return page;
+  type Row = TipColumns & {
+    total: string | number;
+    prev_cursor: string | null;
+    current_cursor: string | null;
+    next_cursor: string | null;
+    results: string | null;
+    missing: string | null;
+  };
+  const [row] = await query<Row>(db, PRINCIPAL_TRANSACTIONS, [limit, c.height, c.sequence, c.txIndex, principal]);
+  // Written with the key in the block's database transaction: a key without it is an indexer/api mismatch.
+  if (row!.missing !== null) throw new UnexpectedRowError(`transaction ${row!.missing} has no kept v3 text (principal_tx_json)`);
+  return {
+    tip: tipOf(row!),
+    total: Number(row!.total),
+    results: row!.results ?? '',
+    cursor: { next: row!.next_cursor, previous: row!.prev_cursor, current: row!.current_cursor },
+  };
 }
 
 /**

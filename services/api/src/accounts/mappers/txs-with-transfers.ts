@@ -1,9 +1,9 @@
-import { transfersOfItem, withTxText, type DbEvent } from '@bda/db';
+import { transfersOfItem, type DbEvent } from '@bda/db';
 import type { ClarityValueResponse, TransactionResponse } from '../../api-types';
 import { clarityValueView } from '../../codec';
 import type { ContractAbis } from '../../chain/datastore/contract-abis';
 import { toTransactionResponse, withoutFunctionArgs } from '../../chain/mappers/tx';
-import type { DbKeptHistoryItem, DbTxWithTransfers } from '../datastore/txs-with-transfers';
+import type { DbTxWithTransfers } from '../datastore/txs-with-transfers';
 
 /** A party of a transfer: left out when there is none (a mint has no sender, a burn no recipient). */
 type Parties = { sender?: string; recipient?: string };
@@ -46,26 +46,30 @@ export function toTxWithTransfersResponse(
 }
 
 /**
- * An item of `/transactions_with_transfers` as JSON text: the transaction's kept list text (ADR 0035) and the
- * principal's kept part (`transfers_tail`, ADR 0039), copied in unparsed.
+ * A page of `/transactions_with_transfers` as JSON text (`{limit, offset, total, results}` as `JSON.stringify` writes
+ * the object) with the page's joined items copied in unparsed: each `{"tx":…,"stx_sent":…,…}`, the transaction's kept
+ * list text (ADR 0035) and the principal's kept part (`transfers_tail`, ADR 0039), joined by PostgreSQL (ADR 0046).
  */
-export function toTxWithTransfersJson(row: DbKeptHistoryItem): string {
-  return withTxText(row.json, row.tail);
+export function toTxsWithTransfersPageJson(page: { limit: number; offset: number; total: number }, results: string): string {
+  const head = JSON.stringify({ limit: page.limit, offset: page.offset, total: page.total });
+  return `${head.slice(0, -1)},"results":[${results}]}`;
 }
 
 /**
- * An item of `/extended/v2/addresses/{address}/transactions` as JSON text (`{"tx":…,"stx_sent":…,"stx_received":…,
- * "events":{…}}`): the transaction's kept list text (without the function arguments on request) and the principal's
- * kept part (`v2_tail`, rendered by the indexer with `addressTransactionTail`, ADR 0039).
+ * A page of `/extended/v2/addresses/{address}/transactions` as JSON text: `head` (the page's other members, as
+ * `JSON.stringify` writes them) and the page's joined items (`{"tx":…,"stx_sent":…,"stx_received":…,"events":{…}}`,
+ * the transaction's kept list text and the principal's kept `v2_tail`, ADR 0039/0046) copied in. With
+ * `excludeFunctionArgs` each item is parsed and written again with its transaction's contract call arguments left
+ * out: the text `JSON.stringify` gives the item (`tx` first, then the tail's members, whose keys are not integers, so
+ * parsing keeps their order and writing them again gives their kept bytes).
  */
-export function toAddressTransactionJson(row: DbKeptHistoryItem, excludeFunctionArgs: boolean): string {
-  const tx = excludeFunctionArgs ? JSON.stringify(withoutFunctionArgs(JSON.parse(row.json) as object)) : row.json;
-  return withTxText(tx, row.tail);
-}
-
-/** The cursor of a transaction in the v2 list: `<index block hash>:<microblock sequence>:<tx index>`. */
-export function txCursor(row: Pick<DbKeptHistoryItem, 'index_block_hash' | 'microblock_sequence' | 'tx_index'>): string {
-  return `${row.index_block_hash}:${row.microblock_sequence ?? 2147483647}:${row.tx_index}`;
+export function toAddressTransactionsPageJson(head: object, results: string, excludeFunctionArgs: boolean): string {
+  const list = excludeFunctionArgs
+    ? (JSON.parse(`[${results}]`) as Array<{ tx: object }>)
+        .map((item) => JSON.stringify({ ...item, tx: withoutFunctionArgs(item.tx) }))
+        .join(',')
+    : results;
+  return `${JSON.stringify(head).slice(0, -1)},"results":[${list}]}`;
 }
 
 /** An item of `/extended/v2/addresses/{address}/transactions/{tx_id}/events`. */

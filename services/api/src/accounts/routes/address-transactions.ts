@@ -6,7 +6,7 @@ import type { PageLimits } from '../../env';
 import { respondNotModifiedIfFresh } from '../../http-cache';
 import { echo, parsePage, parsePrincipal, parseTxId, queryBoolean, queryString } from '../../params';
 import { blockHeightOf, getAddressTransactions, getAddressTxEvents } from '../datastore/address-transactions';
-import { toAddressTransactionEventResponse, toAddressTransactionJson, txCursor } from '../mappers/txs-with-transfers';
+import { toAddressTransactionEventResponse, toAddressTransactionsPageJson } from '../mappers/txs-with-transfers';
 import { markDeprecated } from '../../deprecated';
 
 /** `<index block hash>:<microblock sequence>:<tx index>`, as the list's cursors are written. */
@@ -44,20 +44,18 @@ export function addressTransactionsRoutes(db: Knex, limits: PageLimits): GetRout
         throw new NotFoundError(`query parameter cursor: no block with index block hash ${m[1]!.toLowerCase()}`);
       cursor = { height, sequence, txIndex };
     }
-    const { tip, total, rows, nextCursor } = await getAddressTransactions(db, principal, page, cursor);
+    const { tip, total, results, ...cursors } = await getAddressTransactions(db, principal, page, cursor);
     markDeprecated(res);
     if (respondNotModifiedIfFresh(req, res, tip)) return;
-    const results = rows.slice(0, page.limit);
-    const after = rows[page.limit];
-    // JSON text with each transaction's kept list text copied in (ADR 0035); `send` keeps the JSON type.
-    const head = JSON.stringify({
+    // JSON text with the page's joined items copied in (ADR 0046); `send` keeps the JSON type.
+    const head = {
       ...page,
       total,
-      next_cursor: nextCursor,
-      prev_cursor: after ? txCursor(after) : null,
-      cursor: results[0] ? txCursor(results[0]) : null,
-    });
-    res.send(`${head.slice(0, -1)},"results":[${results.map((r) => toAddressTransactionJson(r, exclude)).join(',')}]}`);
+      next_cursor: cursors.nextCursor,
+      prev_cursor: cursors.prevCursor,
+      cursor: cursors.cursor,
+    };
+    res.send(toAddressTransactionsPageJson(head, results, exclude));
   });
 
   router.get('/extended/v2/addresses/:address/transactions/:tx_id/events', async (req, res) => {

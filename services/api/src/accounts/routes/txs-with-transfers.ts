@@ -6,7 +6,7 @@ import type { PageLimits } from '../../env';
 import { respondNotModifiedIfFresh } from '../../http-cache';
 import { parsePage, parsePrincipal, parseTxId } from '../../params';
 import { getTxsWithTransfers, getTxWithTransfers } from '../datastore/txs-with-transfers';
-import { toTxWithTransfersJson, toTxWithTransfersResponse } from '../mappers/txs-with-transfers';
+import { toTxsWithTransfersPageJson, toTxWithTransfersResponse } from '../mappers/txs-with-transfers';
 import { parseHeightRange } from './account-params';
 import { markDeprecated } from '../../deprecated';
 
@@ -21,13 +21,12 @@ export function txsWithTransfersRoutes(db: Knex, limits: PageLimits): GetRoute[]
     const principal = parsePrincipal(req.params.principal);
     const page = parsePage(req.query, limits.tx, { zeroMeansDefault: true });
     const range = await parseHeightRange(db, req.query);
-    const { tip, total, rows } = await getTxsWithTransfers(db, principal, page, range);
+    const { tip, total, results } = await getTxsWithTransfers(db, principal, page, range);
     if (!tip) throw new NotFoundError('no current block');
     markDeprecated(res);
     if (respondNotModifiedIfFresh(req, res, tip)) return;
-    // JSON text with each transaction's kept list text copied in (ADR 0035); `send` keeps the JSON type.
-    const head = JSON.stringify({ ...page, total });
-    res.send(`${head.slice(0, -1)},"results":[${rows.map(toTxWithTransfersJson).join(',')}]}`);
+    // JSON text with the page's joined items copied in (ADR 0046); `send` keeps the JSON type.
+    res.send(toTxsWithTransfersPageJson({ ...page, total }, results));
   });
 
   router.get('/extended/v1/address/:principal/:tx_id/with_transfers', async (req, res) => {
