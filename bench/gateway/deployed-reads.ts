@@ -20,9 +20,12 @@
  *                               production runs it; a BENCH_BASELINE holding `gateway.mjs` is a bundle too
  *        BENCH_CPU_PROF=<dir>   V8 CPU profiles of the gateways' processes (`bench/proxy/profile-summary.ts`)
  *        BENCH_ENDPOINTS=extended,block
+ *        BENCH_NGINX=0          leave out the `nginx` door (Debian's nginx, one worker per core, keep-alive upstream,
+ *                               no access log, no key, no limit), measured by default when nginx is installed: the
+ *                               cheapest HTTP door, in the same rounds, to show what any proxy hop costs here
  */
-import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createDb, migrateLatest } from '@bda/db';
@@ -33,6 +36,7 @@ import { filledDatabase } from '../ingest/bench-dir';
 import { allProcs, processTree, treeCpuMs, type ProcStat } from '../ingest/proc-cpu';
 import { hasWrk, httpLoad, type Load } from '../http-load';
 import { BenchInvalidError, formatSpread } from '../spread';
+import { nginxConfig } from '../nginx';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -40,6 +44,18 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
 const BASELINE = process.env.BENCH_BASELINE ? resolve(process.env.BENCH_BASELINE) : undefined;
 const ENDPOINTS = new Set((process.env.BENCH_ENDPOINTS ?? 'extended,block').split(','));
+
+/** Whether the `nginx` door is measured: nginx installed and not left out with BENCH_NGINX=0. */
+function withNginx(): boolean {
+  if (process.env.BENCH_NGINX === '0') return false;
+  try {
+    execFileSync('sh', ['-c', 'command -v nginx'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    console.log('nginx not found (apt-get install -y nginx-light): the nginx door is left out');
+    return false;
+  }
+}
 
 /** A gateway to measure: a label and its settings over the deployed ones. */
 interface Variant {
@@ -138,7 +154,8 @@ async function main(): Promise<void> {
     stops.unshift(() => redis.stop());
 
     const gateways = variants();
-    const ports = await freePorts(1 + 2 * gateways.length);
+    const nginxWanted = withNginx();
+    const ports = await freePorts(2 + 2 * gateways.length);
     const apiPort = ports[0]!;
     const quiet = () => {};
     const common = { DATABASE_URL: databaseUrl, KAFKA_BROKERS: '', REDIS_URL: undefined };
@@ -172,6 +189,25 @@ async function main(): Promise<void> {
     }
     for (const g of started)
       await waitForHttp(`http://127.0.0.1:${g.port}/healthz`, 60_000, () => g.proc.child.exitCode === null);
+    // nginx in front of the same api, one worker per core as the gateway's default: its master's process tree.
+    let nginx: { port: number; pid: number } | undefined;
+    if (nginxWanted) {
+      const nginxDir = join(dir, `nginx-${process.pid}`);
+      mkdirSync(nginxDir, { recursive: true });
+      const port = ports[1 + 2 * gateways.length]!;
+      writeFileSync(
+        join(nginxDir, 'nginx.conf'),
+        nginxConfig({ dir: nginxDir, port, upstreamPort: apiPort, workers: availableParallelism() }),
+      );
+      const child = spawn('nginx', ['-c', join(nginxDir, 'nginx.conf'), '-p', nginxDir], { stdio: 'ignore' });
+      const exited = new Promise<void>((r) => child.once('exit', () => r()));
+      stops.unshift(async () => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+        await exited;
+      });
+      await waitForHttp(`http://127.0.0.1:${port}/extended`, 30_000, () => child.exitCode === null);
+      nginx = { port, pid: child.pid! };
+    }
     // A key whose own limits the benchmark never reaches: every request still takes the Redis limit path.
     const { key } = await createKey(db, { owner: 'bench', rateLimitPerMinute: 1_000_000_000, burstPerSecond: 100_000_000 });
     const height = Math.floor(tip.block_height / 2);
@@ -184,6 +220,7 @@ async function main(): Promise<void> {
     const targets = [
       { name: 'direct', port: apiPort, headers: {} as Record<string, string>, pid: undefined as number | undefined },
       ...started.map((g) => ({ name: g.label, port: g.port, headers: { 'x-api-key': key }, pid: g.proc.child.pid })),
+      ...(nginx ? [{ name: 'nginx (no key, no limit)', port: nginx.port, headers: {}, pid: nginx.pid }] : []),
     ];
     for (const s of scenarios)
       for (const t of targets) {

@@ -35,6 +35,7 @@ import { join } from 'node:path';
 import { freePort, startPostgres, startRedis, createTestDatabase } from '@bda/test-support';
 import { createDb } from '@bda/db';
 import { BenchInvalidError, formatSpread, spread } from '../spread';
+import { nginxConfig } from '../nginx';
 import { migrateToLatest } from '@bda/gateway';
 import { createKey } from '@bda/gateway';
 
@@ -260,35 +261,6 @@ async function startGateway(
   return { port, adminPort, child };
 }
 
-function nginxConfig(dir: string, port: number, upstreamPort: number): string {
-  return `
-worker_processes ${WORKERS};
-daemon off;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
-  upstream node { server 127.0.0.1:${upstreamPort}; keepalive 256; }
-  server {
-    listen 127.0.0.1:${port} reuseport;
-    location / {
-      proxy_pass http://node;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_set_header Host $host;
-      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-    }
-  }
-}
-`;
-}
-
 async function main(): Promise<void> {
   if (process.argv.includes('--help')) {
     console.log(
@@ -322,7 +294,10 @@ async function main(): Promise<void> {
   const nginxPort = await freePort();
   const nginxDir = join(TMP, 'nginx');
   mkdirSync(nginxDir, { recursive: true });
-  writeFileSync(join(nginxDir, 'nginx.conf'), nginxConfig(nginxDir, nginxPort, stubPort));
+  writeFileSync(
+    join(nginxDir, 'nginx.conf'),
+    nginxConfig({ dir: nginxDir, port: nginxPort, upstreamPort: stubPort, workers: WORKERS }),
+  );
   const nginx = spawnChild('nginx', ['-c', join(nginxDir, 'nginx.conf'), '-p', nginxDir]);
   await waitHttp(`http://127.0.0.1:${nginxPort}/v2/info`);
 
