@@ -17,6 +17,17 @@ for (const file of files) {
     success = false;
     continue;
   }
+  // Each lane's wall time and its slowest files: `make test` lasts as long as its longer lane.
+  const results = report.testResults ?? [];
+  if (results.length > 0) {
+    const start = Math.min(...results.map((r) => r.startTime));
+    const end = Math.max(...results.map((r) => r.endTime));
+    const slowest = [...results]
+      .sort((a, b) => b.endTime - b.startTime - (a.endTime - a.startTime))
+      .slice(0, 5)
+      .map((r) => `${r.name.replace(`${process.cwd()}/`, '')} ${((r.endTime - r.startTime) / 1000).toFixed(0)} s`);
+    console.log(`${file}: ${results.length} files in ${((end - start) / 1000).toFixed(0)} s; slowest: ${slowest.join(', ')}`);
+  }
   passed += report.numPassedTests ?? 0;
   // A file that fails to load has no failed tests of its own: each such file counts as one failure.
   const unloaded = (report.testResults ?? []).filter((r) => r.status === 'failed' && (r.assertionResults ?? []).length === 0);
