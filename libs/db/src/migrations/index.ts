@@ -77,6 +77,7 @@ import * as m108 from './108-tx-summary-json';
 import * as m109 from './109-tx-list-json-hash';
 import * as m110 from './110-mempool-v3-summary-json';
 import * as m111 from './111-principal-tx-json-pair-hash';
+import * as m112 from './112-token-balance-first-pages';
 
 export { principalActivityInsertSql } from './070-principal-activity';
 export {
@@ -93,6 +94,7 @@ export {
 export { PRINCIPAL_TXS_LIST } from './077-principal-txs-seq';
 export { ADDRESS_TXS_LIST, addressTxsRenumberSql } from './087-address-txs-seq';
 export { EVENT_TYPE_GROUP_IDS, principalEventRowsSql, principalEventsRenumberSql } from './088-principal-events';
+export { ftFirstPagesSql, KEPT_FT_PAGE_LIMIT } from './112-token-balance-first-pages';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -179,6 +181,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['109-tx-list-json-hash', m109],
   ['110-mempool-v3-summary-json', m110],
   ['111-principal-tx-json-pair-hash', m111],
+  ['112-token-balance-first-pages', m112],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */

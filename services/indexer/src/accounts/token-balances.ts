@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { ftFirstPagesSql } from '@bda/db';
 import { runPrepared } from '../write-statements';
 import { EFFECTIVE_EVENTS_SQL } from './effective-events';
 
@@ -107,13 +108,15 @@ const MAP_ENTRY = (amount: 'balance' | 'count') =>
 
 /**
  * Writes `token_balance_maps` (migration 099) again for the principals `$1` from their `token_balances` rows, or
- * deletes a principal's row when it has none left: its v1 `/balances` maps as the answer's JSON text, in asset order.
- * A row whose texts did not change is not written.
+ * deletes a principal's row when it has none left: its v1 `/balances` maps as the answer's JSON text, in asset order,
+ * and the first pages of its v2 and v3 FT lists with the v3 page's cursors (migration 112, `ftFirstPagesSql`). A row
+ * whose texts did not change is not written.
  */
 const REFRESH_MAPS_SQL = `WITH principals AS (SELECT DISTINCT unnest($1::text[]) AS principal),
      built AS (
        SELECT p.principal, m.kinds,
-              coalesce('{' || m.ft || '}', '{}') AS ft, coalesce('{' || m.nft || '}', '{}') AS nft
+              coalesce('{' || m.ft || '}', '{}') AS ft, coalesce('{' || m.nft || '}', '{}') AS nft,
+              ${ftFirstPagesSql('p.principal')}
        FROM principals p
        CROSS JOIN LATERAL (
          SELECT count(*) AS kinds,
@@ -126,10 +129,14 @@ const REFRESH_MAPS_SQL = `WITH principals AS (SELECT DISTINCT unnest($1::text[])
        DELETE FROM token_balance_maps t USING built b WHERE b.kinds = 0 AND t.principal = b.principal RETURNING 1
      ),
      upserted AS (
-       INSERT INTO token_balance_maps AS t (principal, ft, nft)
-       SELECT principal, ft, nft FROM built WHERE kinds > 0
-       ON CONFLICT (principal) DO UPDATE SET ft = excluded.ft, nft = excluded.nft
-       WHERE t.ft IS DISTINCT FROM excluded.ft OR t.nft IS DISTINCT FROM excluded.nft
+       INSERT INTO token_balance_maps AS t (principal, ft, nft, ft_first_by_asset, ft_first_by_balance, ft_first_current, ft_first_next)
+       SELECT principal, ft, nft, ft_first_by_asset, ft_first_by_balance, ft_first_current, ft_first_next FROM built WHERE kinds > 0
+       ON CONFLICT (principal) DO UPDATE SET ft = excluded.ft, nft = excluded.nft,
+         ft_first_by_asset = excluded.ft_first_by_asset, ft_first_by_balance = excluded.ft_first_by_balance,
+         ft_first_current = excluded.ft_first_current, ft_first_next = excluded.ft_first_next
+       WHERE (t.ft, t.nft, t.ft_first_by_asset, t.ft_first_by_balance, t.ft_first_current, t.ft_first_next)
+         IS DISTINCT FROM (excluded.ft, excluded.nft, excluded.ft_first_by_asset, excluded.ft_first_by_balance,
+                           excluded.ft_first_current, excluded.ft_first_next)
        RETURNING 1
      )
      SELECT (SELECT count(*) FROM deleted) AS deleted, (SELECT count(*) FROM upserted) AS upserted`;
@@ -150,8 +157,8 @@ export async function removeTokenBlock(trx: Knex.Transaction, indexBlockHash: st
 
 /**
  * Brings `token_balances` in line with the change rows for `keys` (after every block of a batch is added or removed),
- * then the v1 `/balances` maps of their principals (`token_balance_maps`) in line with `token_balances`: two
- * statements, the second reads what the first wrote.
+ * then the v1 `/balances` maps and the kept first FT pages of their principals (`token_balance_maps`) in line with
+ * `token_balances`: two statements, the second reads what the first wrote.
  */
 export async function refreshTokenBalances(trx: Knex.Transaction, keys: readonly TokenKey[]): Promise<void> {
   if (keys.length === 0) return;

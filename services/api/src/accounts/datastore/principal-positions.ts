@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { KEPT_FT_PAGE_LIMIT } from '@bda/db';
 import { KeyedBatchLoader } from '../../datastore/keyed-batch-loader';
 import { query, statement } from '../../datastore/read-statement';
 
@@ -141,11 +142,54 @@ export async function getFtPositionsJson(
 }
 
 /**
+ * `$1` principals: each one's first page of the v3 FT list at the kept page size, as kept with its v1 maps by the
+ * indexer (migration 112: `ft_first_by_balance`, the text `FT_POSITIONS_FIRST` joins for that page, and the page's
+ * first row and the row after it as `<balance>:<asset>`), and its number of positive balances; one row per principal
+ * in the order given (`n`), an empty page for a principal without tokens.
+ */
+const KEPT_FT_POSITIONS_FIRST = statement(
+  `SELECT p.n, coalesce(c.held, 0) AS total, coalesce(m.ft_first_by_balance, '[]') AS results,
+          m.ft_first_current AS current, m.ft_first_next AS next
+   FROM unnest($1::text[]) WITH ORDINALITY AS p(principal, n)
+   LEFT JOIN token_balance_maps m ON m.principal = p.principal
+   LEFT JOIN token_balance_counts c ON c.principal = p.principal AND c.kind = 'ft'`,
+);
+
+/** A kept cursor key, `<balance>:<asset>` (the balance digits only, so its first colon ends it), as a row. */
+function keptPosition(key: string | null): DbFtPosition | null {
+  if (key === null) return null;
+  const colon = key.indexOf(':');
+  return { balance: key.slice(0, colon), asset_identifier: key.slice(colon + 1) };
+}
+
+/** The kept first pages (`KEPT_FT_PAGE_LIMIT` rows) of several principals, in their order. */
+export async function getKeptFtFirstPages(db: Knex, principals: readonly string[]): Promise<FtPositionsJson[]> {
+  const rows = await query<{ n: string; total: number; results: string; current: string | null; next: string | null }>(
+    db,
+    KEPT_FT_POSITIONS_FIRST,
+    [principals],
+  );
+  const byPosition = new Map(rows.map((r) => [Number(r.n), r]));
+  return principals.map((_, i) => {
+    const row = byPosition.get(i + 1)!;
+    return {
+      total: Number(row.total),
+      resultsJson: row.results,
+      current: keptPosition(row.current),
+      next: keptPosition(row.next),
+      before: null,
+    };
+  });
+}
+
+/**
  * The first pages of `/extended/v3/principals/{principal}/balances/ft` asked in one turn of the event loop, by one
- * statement (`KeyedBatchLoader`, ADR 0028); a page from a cursor is a statement of its own (`getFtPositionsJson`).
+ * statement per form (`KeyedBatchLoader`, ADR 0028): at the kept page size from the kept texts (`getKeptFtFirstPages`,
+ * ADR 0047), at other sizes from the index; a page from a cursor is a statement of its own (`getFtPositionsJson`).
  */
 export class FtFirstPageLoader {
   private readonly loader: KeyedBatchLoader<FtPositionsJson>;
+  private readonly kept: KeyedBatchLoader<FtPositionsJson>;
 
   constructor(db: Knex) {
     this.loader = new KeyedBatchLoader(async (keys) => {
@@ -156,10 +200,15 @@ export class FtFirstPageLoader {
       const pages = await getFtFirstPages(db, reads);
       return new Map(keys.map((key, i) => [key, pages[i]!]));
     });
+    this.kept = new KeyedBatchLoader(async (principals) => {
+      const pages = await getKeptFtFirstPages(db, principals);
+      return new Map(principals.map((p, i) => [p, pages[i]!]));
+    });
   }
 
   /** As `getFtPositionsJson` without a cursor. */
   async load(principal: string, limit: number): Promise<FtPositionsJson> {
+    if (limit === KEPT_FT_PAGE_LIMIT) return (await this.kept.load(principal))!;
     return (await this.loader.load(`${limit}@${principal}`))!;
   }
 }

@@ -3,6 +3,7 @@ import { FROM_TIP, TIP_SELECT, tipOf, type TipColumns } from '../../datastore/ch
 import { KeyedBatchLoader } from '../../datastore/keyed-batch-loader';
 import { query, statement } from '../../datastore/read-statement';
 import type { DbChainTip } from '@bda/db';
+import type { TokenBalanceMapsJson } from './token-balances';
 
 /** A principal's STX totals at a height, with the lock in force then (ADR 0024). Amounts are decimal strings. */
 export interface DbStxBalance {
@@ -38,6 +39,9 @@ type Row = TipColumns &
     at_burn_block_height: number | null;
     pending_inbound: string | null;
     pending_outbound: string | null;
+    /** The kept v1 token maps (`StxBalanceLoader` with `tokenMaps`, reads at the tip), absent or null otherwise. */
+    maps_ft?: string | null;
+    maps_nft?: string | null;
   };
 
 /** One principal's balance read: the tip it was read at, the balance (null: no canonical block yet), the mempool now. */
@@ -45,6 +49,8 @@ export interface StxBalanceRead {
   tip: DbChainTip | null;
   balance: DbStxBalance | null;
   pending: DbMempoolStxDelta;
+  /** The principal's v1 `/balances` token maps now (`token_balance_maps`), when asked with a balance at the tip. */
+  tokenMaps?: TokenBalanceMapsJson;
 }
 
 /**
@@ -56,12 +62,12 @@ export interface StxBalanceRead {
  * transfers it sends plus the fees it pays, as origin of an unsponsored transaction or sponsor of a sponsored one;
  * inbound the transfers it receives, as the reference API counts them).
  */
-const STX_BALANCES = statement(
+const stxBalancesSql = (tokenMaps: boolean) =>
   `SELECT p.n, ${TIP_SELECT}, at.block_height AS at_height, at.burn_block_height AS at_burn_block_height,
           s.balance, s.total_sent, s.total_received, s.total_fees_sent, s.total_miner_rewards_received,
           l.tx_id AS lock_tx_id, l.locked_amount, l.contract_identifier AS lock_contract, l.block_height AS lock_height, l.unlock_height AS burnchain_unlock_height,
           lb.burn_block_height AS burnchain_lock_height,
-          mp.inbound AS pending_inbound, mp.outbound AS pending_outbound
+          mp.inbound AS pending_inbound, mp.outbound AS pending_outbound${tokenMaps ? MAPS_COLUMNS : ''}
    FROM ${FROM_TIP}
    CROSS JOIN unnest($1::text[], $2::integer[]) WITH ORDINALITY AS p(principal, height, n)
    LEFT JOIN LATERAL (
@@ -80,8 +86,19 @@ const STX_BALANCES = statement(
      ORDER BY e.block_height DESC, e.event_index DESC LIMIT 1
    ) l ON true
    LEFT JOIN blocks lb ON lb.index_block_hash = l.index_block_hash
-   LEFT JOIN mempool_principal_stx mp ON mp.principal = p.principal`,
-);
+   LEFT JOIN mempool_principal_stx mp ON mp.principal = p.principal${tokenMaps ? MAPS_JOIN : ''}`;
+
+/**
+ * With `tokenMaps`, each row of a read at the tip (null height) also carries the principal's v1 `/balances` token
+ * maps now: the kept texts of `token_balance_maps` (migration 099), `{}` for a principal that never held a token (null
+ * at a height: its texts are not read). v1 `/balances` at the tip reads both in one statement (one round trip and one
+ * snapshot instead of two: ADR 0047).
+ */
+const MAPS_COLUMNS = `, CASE WHEN p.height IS NULL THEN coalesce(m.ft, '{}') END AS maps_ft,
+          CASE WHEN p.height IS NULL THEN coalesce(m.nft, '{}') END AS maps_nft`;
+const MAPS_JOIN = `\n   LEFT JOIN token_balance_maps m ON m.principal = p.principal`;
+const STX_BALANCES = statement(stxBalancesSql(false));
+const STX_BALANCES_WITH_MAPS = statement(stxBalancesSql(true));
 
 function toStxBalanceRead(row: Row | undefined): StxBalanceRead {
   const pending = { inbound: row?.pending_inbound ?? '0', outbound: row?.pending_outbound ?? '0' };
@@ -89,6 +106,7 @@ function toStxBalanceRead(row: Row | undefined): StxBalanceRead {
   return {
     pending,
     tip: tipOf(row),
+    ...(typeof row.maps_ft === 'string' ? { tokenMaps: { ft: row.maps_ft, nft: row.maps_nft! } } : {}),
     balance: {
       height: row.at_height,
       burn_block_height: row.at_burn_block_height ?? 0,
@@ -107,12 +125,19 @@ function toStxBalanceRead(row: Row | undefined): StxBalanceRead {
   };
 }
 
-/** The balance reads of several (principal, height) pairs, in their order, by one statement. */
+/**
+ * The balance reads of several (principal, height) pairs, in their order, by one statement; with `tokenMaps`, each
+ * with the principal's v1 token maps now.
+ */
 export async function getStxBalances(
   db: Knex,
   reads: ReadonlyArray<{ principal: string; height: number | null }>,
+  tokenMaps = false,
 ): Promise<StxBalanceRead[]> {
-  const rows = await query<Row>(db, STX_BALANCES, [reads.map((r) => r.principal), reads.map((r) => r.height)]);
+  const rows = await query<Row>(db, tokenMaps ? STX_BALANCES_WITH_MAPS : STX_BALANCES, [
+    reads.map((r) => r.principal),
+    reads.map((r) => r.height),
+  ]);
   const byPosition = new Map(rows.map((r) => [Number(r.n), r]));
   return reads.map((_, i) => toStxBalanceRead(byPosition.get(i + 1)));
 }
@@ -125,18 +150,19 @@ export async function getStxBalance(db: Knex, principal: string, height: number 
 
 /**
  * The balance reads of one turn of the event loop, by one statement (`KeyedBatchLoader`): the api's most frequent
- * account read, so its round trip and pool checkout are paid once per batch.
+ * account read, so its round trip and pool checkout are paid once per batch. With `tokenMaps` (v1 `/balances`), each
+ * read also carries the principal's token maps now (`StxBalanceRead.tokenMaps`).
  */
 export class StxBalanceLoader {
   private readonly loader: KeyedBatchLoader<StxBalanceRead>;
 
-  constructor(db: Knex) {
+  constructor(db: Knex, opts: { tokenMaps?: boolean } = {}) {
     this.loader = new KeyedBatchLoader(async (keys) => {
       const reads = keys.map((key) => {
         const at = key.indexOf('@');
         return { principal: key.slice(at + 1), height: at === 0 ? null : Number(key.slice(0, at)) };
       });
-      const answers = await getStxBalances(db, reads);
+      const answers = await getStxBalances(db, reads, opts.tokenMaps ?? false);
       return new Map(keys.map((key, i) => [key, answers[i]!]));
     });
   }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { KEPT_FT_PAGE_LIMIT } from '@bda/db';
 import { KeyedBatchLoader } from '../../datastore/keyed-batch-loader';
 import { query, statement } from '../../datastore/read-statement';
 
@@ -142,9 +143,36 @@ export async function getTokenBalancePageJson(
   return (await getTokenBalancePages(db, [{ principal, kind, ...page }]))[0]!;
 }
 
-/** The pages asked in one turn of the event loop, by one statement (`KeyedBatchLoader`, ADR 0028). */
+/**
+ * `$1` principals: each one's first page of the v2 FT list at the kept page size, as kept with its v1 maps by the
+ * indexer (`token_balance_maps.ft_first_by_asset`, migration 112: the text `BALANCES_PAGES` joins for that page), and
+ * its number of FT kinds; one row per principal in the order given (`n`), an empty page for a principal without
+ * tokens. One row of each table instead of a range of 100 index entries whose texts are joined per request.
+ */
+const KEPT_FT_FIRST_PAGES = statement(
+  `SELECT p.n, coalesce(c.kinds, 0) AS total, coalesce(m.ft_first_by_asset, '[]') AS results
+   FROM unnest($1::text[]) WITH ORDINALITY AS p(principal, n)
+   LEFT JOIN token_balance_maps m ON m.principal = p.principal
+   LEFT JOIN token_balance_counts c ON c.principal = p.principal AND c.kind = 'ft'`,
+);
+
+/** The kept first FT pages (offset 0, `KEPT_FT_PAGE_LIMIT` entries) of several principals, in their order. */
+export async function getKeptFtBalancePages(db: Knex, principals: readonly string[]): Promise<TokenBalancePageJson[]> {
+  const rows = await query<{ n: string; total: number; results: string }>(db, KEPT_FT_FIRST_PAGES, [principals]);
+  const byPosition = new Map(rows.map((r) => [Number(r.n), r]));
+  return principals.map((_, i) => {
+    const row = byPosition.get(i + 1)!;
+    return { total: row.total, resultsJson: row.results };
+  });
+}
+
+/**
+ * The pages asked in one turn of the event loop, by one statement per form (`KeyedBatchLoader`, ADR 0028): the FT
+ * first pages at the kept size from the kept texts (`getKeptFtBalancePages`, ADR 0047), the others from the index.
+ */
 export class TokenBalancePageLoader {
   private readonly loader: KeyedBatchLoader<TokenBalancePageJson>;
+  private readonly kept: KeyedBatchLoader<TokenBalancePageJson>;
 
   constructor(db: Knex) {
     this.loader = new KeyedBatchLoader(async (keys) => {
@@ -152,10 +180,15 @@ export class TokenBalancePageLoader {
       const pages = await getTokenBalancePages(db, reads);
       return new Map(keys.map((key, i) => [key, pages[i]!]));
     });
+    this.kept = new KeyedBatchLoader(async (principals) => {
+      const pages = await getKeptFtBalancePages(db, principals);
+      return new Map(principals.map((p, i) => [p, pages[i]!]));
+    });
   }
 
   /** As `getTokenBalancePageJson`. */
   async load(principal: string, kind: 'ft' | 'nft', page: { limit: number; offset: number }): Promise<TokenBalancePageJson> {
+    if (kind === 'ft' && page.offset === 0 && page.limit === KEPT_FT_PAGE_LIMIT) return (await this.kept.load(principal))!;
     const key: TokenBalancePageRead = { principal, kind, limit: page.limit, offset: page.offset };
     return (await this.loader.load(JSON.stringify(key)))!;
   }

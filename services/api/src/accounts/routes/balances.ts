@@ -4,28 +4,25 @@ import type { Knex } from 'knex';
 import { NotFoundError } from '@bda/common';
 import { parsePrincipal } from '../../params';
 import { StxBalanceLoader } from '../datastore/stx-balance';
-import { getTokenBalanceMapsJson, TokenBalanceMapsLoader } from '../datastore/token-balances';
+import { getTokenBalanceMapsJson } from '../datastore/token-balances';
 import { toAddressStxBalanceResponse } from '../mappers/stx-balance';
 import { parseUntilBlock } from './account-params';
 import { markDeprecated } from '../../deprecated';
 
 /** `/extended/v1/address/{principal}/balances`: STX, every FT and NFT count, at the tip or at `until_block`. */
 export function balancesRoutes(db: Knex): GetRoute[] {
-  // The reads of one turn of the event loop share a statement per kind (ADR 0028).
-  const stxBalances = new StxBalanceLoader(db);
-  const tokenMaps = new TokenBalanceMapsLoader(db);
+  // The reads of one turn of the event loop share a statement (ADR 0028); the STX balance read brings the kept token
+  // maps now along (one statement a request, ADR 0047).
+  const stxBalances = new StxBalanceLoader(db, { tokenMaps: true });
   const router = new ReadRoutes();
   router.get('/extended/v1/address/:principal/balances', async (req, res) => {
     const principal = parsePrincipal(req.params.principal);
     const until = await parseUntilBlock(db, req.query);
-    // At the tip both reads at once (the kept maps); at `until_block` the token maps at the STX read's height (capped
-    // at the tip).
-    const [{ balance, pending }, tipMaps] = await Promise.all([
-      stxBalances.load(principal, until),
-      until === null ? tokenMaps.load(principal) : null,
-    ]);
+    const { balance, pending, tokenMaps } = await stxBalances.load(principal, until);
     if (!balance) throw new NotFoundError('no current block');
-    const tokens = tipMaps ?? (await getTokenBalanceMapsJson(db, principal, balance.height));
+    // At the tip the kept maps read with the balance; at `until_block` the maps at the STX read's height (capped at the
+    // tip), written by PostgreSQL from the change rows.
+    const tokens = until === null ? tokenMaps! : await getTokenBalanceMapsJson(db, principal, balance.height);
     markDeprecated(res);
     // The token maps are JSON text kept by the indexer or written by PostgreSQL (`getTokenBalanceMapsJson`), sent as
     // parts: the FT map of 1,000 kinds is 127 kB, which one spliced string copied twice more (ADR 0028 addendum).

@@ -63,13 +63,16 @@ export function principalPositionsRoutes(db: Knex): GetRoute[] {
     const page =
       cursor === null ? await ftFirstPages.load(principal, limit) : await getFtPositionsJson(db, principal, limit, cursor);
     const key = (r: DbFtPosition | null) => JSON.stringify(r === null ? null : `${r.balance}:${r.asset_identifier}`);
-    // `results` is JSON written by PostgreSQL (`FtFirstPageLoader`, `getFtPositionsJson`); the rest as `res.json` would write it.
+    // `results` is JSON written by PostgreSQL (`FtFirstPageLoader`, `getFtPositionsJson`), sent as parts (each encoded
+    // once, ADR 0047); the rest as `res.json` would write it.
     res
       .type('application/json')
-      .send(
+      .send([
         `{"total":${page.total},"limit":${limit},"cursor":{"next":${key(page.next)},"previous":${key(page.before)},` +
-          `"current":${key(page.current)}},"results":${page.resultsJson}}`,
-      );
+          `"current":${key(page.current)}},"results":`,
+        page.resultsJson,
+        '}',
+      ]);
   });
 
   router.get('/extended/v3/principals/:principal/balances/ft/:asset_identifier', async (req, res) => {
