@@ -1086,6 +1086,13 @@ describe('a page of a long principal history (v3)', () => {
         return rows[0]!['QUERY PLAN'][0]!.Plan;
       };
       const [shallow, deep] = [await explain(0), await explain(4000)];
+      // Each item's kept tail by the pair's hash (migration 111), once per item of the page (limit).
+      for (const p of [shallow, deep]) {
+        const probes = nodes(p).filter((n) => n['Relation Name'] === 'principal_tx_json');
+        expect(probes.map((n) => [n['Node Type'], n['Index Name'], n['Actual Rows'] * n['Actual Loops']])).toEqual([
+          ['Index Scan', 'principal_tx_json_pair_hash', 5],
+        ]);
+      }
       const deepPlan = nodes(deep).filter((n) => n['Relation Name'] === 'principal_txs');
       expectMessage(JSON.stringify(deepPlan.map((n) => [n['Node Type'], n['Index Name'], n['Actual Rows']])), () => {
         expect(deepPlan.every((n) => ['Index Scan', 'Index Only Scan', 'Bitmap Heap Scan'].includes(n['Node Type']))).toBe(true);
