@@ -145,14 +145,18 @@ export async function getFtPositionsJson(
  * `$1` principals: each one's first page of the v3 FT list at the kept page size, as kept with its v1 maps by the
  * indexer (migration 112: `ft_first_by_balance`, the text `FT_POSITIONS_FIRST` joins for that page, and the page's
  * first row and the row after it as `<balance>:<asset>`), and its number of positive balances; one row per principal
- * in the order given (`n`), an empty page for a principal without tokens.
+ * in the order given (`n`), an empty page for a principal without tokens. Each row is read by a probe of the table's
+ * primary key (a subquery; the `LATERAL` kept from being flattened by `OFFSET 0`): as joins, the generic plan hashed
+ * the whole table instead (`KEPT_FT_FIRST_PAGES`).
  */
 const KEPT_FT_POSITIONS_FIRST = statement(
-  `SELECT p.n, coalesce(c.held, 0) AS total, coalesce(m.ft_first_by_balance, '[]') AS results,
+  `SELECT p.n, ${ftHeldCount('p.principal')} AS total, coalesce(m.ft_first_by_balance, '[]') AS results,
           m.ft_first_current AS current, m.ft_first_next AS next
    FROM unnest($1::text[]) WITH ORDINALITY AS p(principal, n)
-   LEFT JOIN token_balance_maps m ON m.principal = p.principal
-   LEFT JOIN token_balance_counts c ON c.principal = p.principal AND c.kind = 'ft'`,
+   LEFT JOIN LATERAL (
+     SELECT ft_first_by_balance, ft_first_current, ft_first_next FROM token_balance_maps m WHERE m.principal = p.principal
+     OFFSET 0
+   ) m ON true`,
 );
 
 /** A kept cursor key, `<balance>:<asset>` (the balance digits only, so its first colon ends it), as a row. */

@@ -92,11 +92,12 @@ const stxBalancesSql = (tokenMaps: boolean) =>
  * With `tokenMaps`, each row of a read at the tip (null height) also carries the principal's v1 `/balances` token
  * maps now: the kept texts of `token_balance_maps` (migration 099), `{}` for a principal that never held a token (null
  * at a height: its texts are not read). v1 `/balances` at the tip reads both in one statement (one round trip and one
- * snapshot instead of two: ADR 0047).
+ * snapshot instead of two: ADR 0047). The row is a probe of the table's primary key per principal (a `LATERAL` kept
+ * from being flattened by `OFFSET 0`: as a join, a generic plan may hash the whole table).
  */
 const MAPS_COLUMNS = `, CASE WHEN p.height IS NULL THEN coalesce(m.ft, '{}') END AS maps_ft,
           CASE WHEN p.height IS NULL THEN coalesce(m.nft, '{}') END AS maps_nft`;
-const MAPS_JOIN = `\n   LEFT JOIN token_balance_maps m ON m.principal = p.principal`;
+const MAPS_JOIN = `\n   LEFT JOIN LATERAL (SELECT ft, nft FROM token_balance_maps m WHERE m.principal = p.principal OFFSET 0) m ON true`;
 const STX_BALANCES = statement(stxBalancesSql(false));
 const STX_BALANCES_WITH_MAPS = statement(stxBalancesSql(true));
 

@@ -147,13 +147,15 @@ export async function getTokenBalancePageJson(
  * `$1` principals: each one's first page of the v2 FT list at the kept page size, as kept with its v1 maps by the
  * indexer (`token_balance_maps.ft_first_by_asset`, migration 112: the text `BALANCES_PAGES` joins for that page), and
  * its number of FT kinds; one row per principal in the order given (`n`), an empty page for a principal without
- * tokens. One row of each table instead of a range of 100 index entries whose texts are joined per request.
+ * tokens. One row of each table instead of a range of 100 index entries whose texts are joined per request. Each
+ * row is read by a subquery, a probe of the table's primary key: as joins, the generic plan hashed the whole table
+ * (a sequential scan of 2,000 rows of `token_balance_counts` on the bench database, three times the statement's cost).
  */
 const KEPT_FT_FIRST_PAGES = statement(
-  `SELECT p.n, coalesce(c.kinds, 0) AS total, coalesce(m.ft_first_by_asset, '[]') AS results
-   FROM unnest($1::text[]) WITH ORDINALITY AS p(principal, n)
-   LEFT JOIN token_balance_maps m ON m.principal = p.principal
-   LEFT JOIN token_balance_counts c ON c.principal = p.principal AND c.kind = 'ft'`,
+  `SELECT p.n,
+          coalesce((SELECT kinds FROM token_balance_counts c WHERE c.principal = p.principal AND c.kind = 'ft'), 0) AS total,
+          coalesce((SELECT ft_first_by_asset FROM token_balance_maps m WHERE m.principal = p.principal), '[]') AS results
+   FROM unnest($1::text[]) WITH ORDINALITY AS p(principal, n)`,
 );
 
 /** The kept first FT pages (offset 0, `KEPT_FT_PAGE_LIMIT` entries) of several principals, in their order. */
