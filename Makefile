@@ -73,7 +73,9 @@ unit: install
 integration: install system-deps kafka-jars rosetta-cli schemathesis
 	$(JEST) --selectProjects integration --runInBand
 
-# The three downloads/builds the tests need run side by side (network and Go, Maven, pip each wait on their own).
+# Kafka's jars are fetched first (both lanes start brokers). The two tools only some files need — rosetta-cli (Go,
+# a few minutes on a clean machine) and schemathesis (pip) — are built beside the tests: `.tmp/tools.status` says
+# `running <pid>` until their exit code, and the files that need them wait for it (`waitForTools`, libs/test-support).
 # lint and typecheck run beside the tests (the suite spends much of its time waiting on processes, PostgreSQL and
 # Kafka): their output is printed after the tests', and either failing fails `make test`.
 # The suite runs in two lanes at once (ADR 0021), each a jest process taking one file at a time with its own
@@ -82,17 +84,22 @@ integration: install system-deps kafka-jars rosetta-cli schemathesis
 # processes, which spend much of their time waiting on them) and the app lane (unit tests, and the api, indexer,
 # gateway, observer and db integration files). One lane alone left a core idle a third of the time.
 SYSTEM_LANE := /test/(e2e|fuzz|deploy)/|/libs/bus/test/
-test: install system-deps
+test: install system-deps kafka-jars
 	@mkdir -p .tmp
-	$(MAKE) --no-print-directory -j3 --output-sync=target kafka-jars rosetta-cli schemathesis
 	@rm -f .tmp/lint.status .tmp/jest-report-*.json; \
+	  echo "running $$$$" > .tmp/tools.status; \
+	  ( $(MAKE) --no-print-directory -j2 --output-sync=target rosetta-cli schemathesis > .tmp/tools.log 2>&1; \
+	    echo $$? > .tmp/tools.status.new; mv .tmp/tools.status.new .tmp/tools.status ) & \
 	  ( $(MAKE) --no-print-directory lint typecheck > .tmp/lint.log 2>&1; echo $$? > .tmp/lint.status ) & \
 	  BDA_TEST_PORTS=20000-26383 $(JEST) --runInBand --json --outputFile=.tmp/jest-report-system.json \
 	    --selectProjects integration --testPathPatterns '$(SYSTEM_LANE)' & system=$$!; \
 	  BDA_TEST_PORTS=26384-32767 $(JEST) --runInBand --json --outputFile=.tmp/jest-report-app.json \
 	    --testPathIgnorePatterns '$(SYSTEM_LANE)'; \
 	  status=$$?; wait $$system || status=1; \
-	  wait; echo "--- lint and typecheck (run beside the tests) ---"; cat .tmp/lint.log; \
+	  wait; echo "--- rosetta-cli and schemathesis (built beside the tests) ---"; cat .tmp/tools.log; \
+	  if [ "$$(cat .tmp/tools.status 2>/dev/null)" != 0 ]; then echo "building the test tools FAILED"; status=1; fi; \
+	  rm -f .tmp/tools.status; \
+	  echo "--- lint and typecheck (run beside the tests) ---"; cat .tmp/lint.log; \
 	  if [ "$$(cat .tmp/lint.status 2>/dev/null)" != 0 ]; then echo "lint or typecheck FAILED"; status=1; fi; \
 	  node scripts/test-summary.mjs .tmp/jest-report-system.json .tmp/jest-report-app.json || status=1; exit $$status
 

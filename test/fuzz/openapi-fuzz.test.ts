@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { expectMessage } from '@bda/test-support';
+import { expectMessage, waitForTools } from '@bda/test-support';
 import { replayEvents } from '../../scripts/lib/replay-events';
 import { loadFixture } from '../support/fixtures';
 import { startSystem } from '../support/start-system';
@@ -100,6 +100,9 @@ function fuzzSummary(what: string, cases: number, findings: number): string {
 describe('the public API under an OpenAPI-driven fuzzer', () => {
   let sys: TestSystem;
   const reportDir = join(ROOT, '.tmp', `fuzz-${process.pid}`);
+
+  // schemathesis: `make test` installs it while the tests run (`waitForTools`).
+  beforeAll(() => waitForTools(ROOT), 900_000);
 
   beforeAll(async () => {
     sys = await startSystem('postgres', undefined, {

@@ -9,3 +9,4 @@ export * from './expect-message';
 export * from './inbox';
 export * from './new-block-event';
 export * from './pipelined-requests';
+export * from './wait-for-tools';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { testInfra, expectMessage } from '@bda/test-support';
+import { testInfra, expectMessage, waitForTools } from '@bda/test-support';
 import { startRosettaApi } from './support/rosetta-api';
 import { runCheckData, runCheckSpec } from './support/rosetta-cli';
 import { fixtureLedger } from './support/rosetta-fixture-ledger';
@@ -42,6 +42,9 @@ describe.each(Object.keys(NETWORKS))('Rosetta Data API over the replayed %s', (f
    */
   let genesis = new Map<string, bigint>();
   const post = (path: string, body: unknown) => rosettaPost(sys.apiUrl, path, body);
+
+  // rosetta-cli: `make test` builds it while the tests run (`waitForTools`).
+  beforeAll(() => waitForTools(join(import.meta.dirname, '..', '..', '..')), 900_000);
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'rosetta-data-'));
