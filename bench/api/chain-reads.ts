@@ -155,7 +155,7 @@ async function main(): Promise<void> {
       };
       /** The deep offset of a list of `n` rows paged by `limit`: 50,000, or the last page's. */
       const deepOf = (n: number, limit: number) => Math.max(0, Math.min(DEEP, n - limit));
-      /** Issue 24's offset-paged lists: name, first page, deep page (null: bounded by one block or burn block). */
+      /** Issue 24's lists: name, first page, deep page (null: bounded by one block or burn block, or cursor-paged). */
       const lists: Array<[string, string, string | null]> = [
         ['v1 blocks', '/extended/v1/block', `/extended/v1/block?offset=${deepOf(sizes.blocks!, 20)}`],
         ['v2 blocks', '/extended/v2/blocks', `/extended/v2/blocks?offset=${deepOf(sizes.blocks!, 20)}`],
@@ -273,7 +273,7 @@ async function printPlans(databaseUrl: string, lists: Array<[string, string, str
       const fig = (r: typeof a) =>
         `${r.statements.map((x) => x.ms.toFixed(2)).join(' + ')} ms / ${r.statements.map((x) => x.buffers).join(' + ')}`;
       summary.push(
-        `| ${name} | ${fig(a)} | ${deepPath ? deepPath.replace(/^.*\?/, '?') : 'bounded by one block'} | ${b ? fig(b) : '–'} |`,
+        `| ${name} | ${fig(a)} | ${deepPath ? deepPath.replace(/^.*\?/, '?') : /^v3 mempool/.test(name) ? 'cursor-paged' : 'bounded by one block'} | ${b ? fig(b) : '–'} |`,
       );
       console.log(`\n${name}: ${first} (${a.status})`);
       for (const st of a.statements) console.log(st.tree);
