@@ -1,2 +1,2 @@
 /** Shared conversions from row values to response values: one definition, in `@bda/db`, used by the indexer too. */
-export { int, isoToUnix, unixToIso } from '@bda/db';
+export { int, unixToIso } from '@bda/db';

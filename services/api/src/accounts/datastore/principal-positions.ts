@@ -167,7 +167,7 @@ function keptPosition(key: string | null): DbFtPosition | null {
 }
 
 /** The kept first pages (`KEPT_FT_PAGE_LIMIT` rows) of several principals, in their order. */
-export async function getKeptFtFirstPages(db: Knex, principals: readonly string[]): Promise<FtPositionsJson[]> {
+async function getKeptFtFirstPages(db: Knex, principals: readonly string[]): Promise<FtPositionsJson[]> {
   const rows = await query<{ n: string; total: number; results: string; current: string | null; next: string | null }>(
     db,
     KEPT_FT_POSITIONS_FIRST,

@@ -159,7 +159,7 @@ const KEPT_FT_FIRST_PAGES = statement(
 );
 
 /** The kept first FT pages (offset 0, `KEPT_FT_PAGE_LIMIT` entries) of several principals, in their order. */
-export async function getKeptFtBalancePages(db: Knex, principals: readonly string[]): Promise<TokenBalancePageJson[]> {
+async function getKeptFtBalancePages(db: Knex, principals: readonly string[]): Promise<TokenBalancePageJson[]> {
   const rows = await query<{ n: string; total: number; results: string }>(db, KEPT_FT_FIRST_PAGES, [principals]);
   const byPosition = new Map(rows.map((r) => [Number(r.n), r]));
   return principals.map((_, i) => {
