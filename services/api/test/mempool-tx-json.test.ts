@@ -9,11 +9,10 @@
  * backfill.
  */
 import type { Knex } from 'knex';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '@bda/common';
-import { createDb, migrateLatest, MIGRATIONS } from '@bda/db';
-import { createTestDatabase, expectMessage, testInfra } from '@bda/test-support';
+import { createDb, MIGRATIONS } from '@bda/db';
+import { expectMessage, testInfra } from '@bda/test-support';
 import { stacksEventHandler } from '../../indexer/src/stacks/stacks-event-handler';
 import { decodeRawTxColumns } from '../../indexer/src/stacks/tx-fields';
 import { getTxById } from '../src/chain/datastore/txs';
@@ -21,6 +20,7 @@ import { toMempoolTransactionResponse } from '../src/chain/mappers/tx';
 import { getTransactionV3 } from '../src/accounts/datastore/v3-transactions';
 import { toMempoolTransactionSummaryResponse } from '../src/accounts/mappers/v3-transactions';
 import { loadRecordedEvents, replayedDatabase, type RecordedEvent } from './support/replayed-database';
+import { migratedDatabase } from './support/migrated-database';
 
 /** Each pending transaction's kept text (null when missing), by id. */
 async function keptTexts(db: Knex): Promise<Map<string, string | null>> {
@@ -58,34 +58,9 @@ async function renderedById(db: Knex, ids: Iterable<string>): Promise<Map<string
   return out;
 }
 
-/** A migrated empty database, made once: each replay gets a copy (`CREATE DATABASE … TEMPLATE`, milliseconds). */
-let template: Promise<string> | undefined;
-
-async function migratedCopy(label: string): Promise<string> {
-  template ??= (async () => {
-    const url = await createTestDatabase(testInfra().databaseUrl, 'mempool_json_tpl');
-    const db = createDb({ connectionString: url, maxConnections: 1 });
-    await migrateLatest(db);
-    await db.destroy();
-    return new URL(url).pathname.slice(1);
-  })();
-  const from = await template;
-  const url = new URL(await createTestDatabase(testInfra().databaseUrl, label));
-  const name = url.pathname.slice(1);
-  const client = new pg.Client(testInfra().databaseUrl);
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE ${name}`);
-    await client.query(`CREATE DATABASE ${name} TEMPLATE ${from}`);
-  } finally {
-    await client.end();
-  }
-  return url.toString();
-}
-
 /** A fresh migrated database and a function applying one recorded event through the indexer's handler. */
 async function indexerDb(label: string): Promise<{ db: Knex; apply: (e: RecordedEvent) => Promise<void> }> {
-  const db = createDb({ connectionString: await migratedCopy(label), maxConnections: 2 });
+  const db = createDb({ connectionString: await migratedDatabase(label), maxConnections: 2 });
   const handler = stacksEventHandler(createLogger('indexer', 'silent'));
   const apply = async (e: RecordedEvent) => {
     await db.transaction(async (trx) => {

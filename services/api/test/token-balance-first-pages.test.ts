@@ -10,12 +10,11 @@
  * migration 112's backfill.
  */
 import type { Knex } from 'knex';
-import pg from 'pg';
 import { addressFromVersionHash, addressToString } from '@stacks/transactions';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '@bda/common';
-import { createDb, KEPT_FT_PAGE_LIMIT, migrateLatest, MIGRATIONS } from '@bda/db';
-import { createTestDatabase, expectMessage, testInfra } from '@bda/test-support';
+import { createDb, KEPT_FT_PAGE_LIMIT, MIGRATIONS } from '@bda/db';
+import { expectMessage } from '@bda/test-support';
 import { stacksEventHandler } from '../../indexer/src/stacks/stacks-event-handler';
 import { addCanonicalBlockReadModels, removeAddressTxs } from '../../indexer/src/stacks/read-models';
 import { refreshTokenBalances } from '../../indexer/src/accounts/token-balances';
@@ -28,6 +27,7 @@ import { getStxBalance } from '../src/accounts/datastore/stx-balance';
 import { toAddressStxBalanceResponse } from '../src/accounts/mappers/stx-balance';
 import type { GetRoute } from '../src/plain-routes';
 import { loadRecordedEvents, type RecordedEvent } from './support/replayed-database';
+import { migratedDatabase } from './support/migrated-database';
 
 const V2 = '/extended/v2/addresses/:principal/balances/ft';
 const V3 = '/extended/v3/principals/:principal/balances/ft';
@@ -215,31 +215,6 @@ async function expectBackfillAsKept(db: Knex): Promise<void> {
   }
 }
 
-/** A migrated empty database, made once: each replay gets a copy (`CREATE DATABASE … TEMPLATE`). */
-let template: Promise<string> | undefined;
-
-async function migratedCopy(label: string): Promise<string> {
-  template ??= (async () => {
-    const url = await createTestDatabase(testInfra().databaseUrl, 'ft_first_pages_tpl');
-    const db = createDb({ connectionString: url, maxConnections: 1 });
-    await migrateLatest(db);
-    await db.destroy();
-    return new URL(url).pathname.slice(1);
-  })();
-  const from = await template;
-  const url = new URL(await createTestDatabase(testInfra().databaseUrl, label));
-  const name = url.pathname.slice(1);
-  const client = new pg.Client(testInfra().databaseUrl);
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE ${name}`);
-    await client.query(`CREATE DATABASE ${name} TEMPLATE ${from}`);
-  } finally {
-    await client.end();
-  }
-  return url.toString();
-}
-
 const dbs: Knex[] = [];
 afterAll(async () => {
   for (const db of dbs) await db.destroy();
@@ -247,7 +222,7 @@ afterAll(async () => {
 
 /** A fresh migrated database with `events` applied one by one through the indexer's handler, checked after each. */
 async function replayChecked(label: string, events: RecordedEvent[]): Promise<{ db: Knex; principals: number }> {
-  const db = createDb({ connectionString: await migratedCopy(label), maxConnections: 4 });
+  const db = createDb({ connectionString: await migratedDatabase(label), maxConnections: 4 });
   dbs.push(db);
   const handler = stacksEventHandler(createLogger('indexer', 'silent'));
   let principals = 0;
