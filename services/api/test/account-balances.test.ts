@@ -19,7 +19,6 @@ import { addCanonicalBlockReadModels, removeAddressTxs } from '../../indexer/src
 import {
   getTokenBalanceMapsJson,
   getTokenBalancePageJson,
-  TokenBalanceMapsLoader,
   TokenBalancePageLoader,
 } from '../src/accounts/datastore/token-balances';
 import {
@@ -471,12 +470,10 @@ for (const fixture of FIXTURES) {
         const v2 = new TokenBalancePageLoader(db);
         const ft = new FtFirstPageLoader(db);
         const nft = new NftFirstPageLoader(db);
-        const maps = new TokenBalanceMapsLoader(db);
-        const [v2s, fts, nfts, mapss] = await Promise.all([
+        const [v2s, fts, nfts] = await Promise.all([
           Promise.all(keys.map((k) => v2.load(k.p, 'ft', { limit: k.limit, offset: 0 }))),
           Promise.all(keys.map((k) => ft.load(k.p, k.limit))),
           Promise.all(keys.map((k) => nft.load(k.p, k.limit))),
-          Promise.all(keys.map((k) => maps.load(k.p))),
         ]);
         for (const [i, k] of keys.entries()) {
           const label = `batched ${k.p} limit ${k.limit}`;
@@ -484,9 +481,8 @@ for (const fixture of FIXTURES) {
             v2: await getTokenBalancePageJson(db, k.p, 'ft', { limit: k.limit, offset: 0 }),
             ft: await getFtPositionsJson(db, k.p, k.limit, null),
             nft: await getNftPositions(db, k.p, k.limit, null),
-            maps: await getTokenBalanceMapsJson(db, k.p, null),
           };
-          expectMessage(label, () => expect({ v2: v2s[i], ft: fts[i], nft: nfts[i], maps: mapss[i] }).toEqual(alone));
+          expectMessage(label, () => expect({ v2: v2s[i], ft: fts[i], nft: nfts[i] }).toEqual(alone));
         }
       }
       expect(await keptCounts(replayed.api.db)).toEqual(expected());

@@ -67,26 +67,6 @@ export async function getTokenBalanceMapsJson(db: Knex, principal: string, heigh
 }
 
 /**
- * The maps now of the principals asked in one turn of the event loop, by one statement (`KeyedBatchLoader`, as the
- * STX balance reads: ADR 0028).
- */
-export class TokenBalanceMapsLoader {
-  private readonly loader: KeyedBatchLoader<TokenBalanceMapsJson>;
-
-  constructor(db: Knex) {
-    this.loader = new KeyedBatchLoader(async (principals) => {
-      const maps = await getTokenBalanceMapsNow(db, principals);
-      return new Map(principals.map((p, i) => [p, maps[i]!]));
-    });
-  }
-
-  /** As `getTokenBalanceMapsJson` at the tip. */
-  async load(principal: string): Promise<TokenBalanceMapsJson> {
-    return (await this.loader.load(principal))!;
-  }
-}
-
-/**
  * `$1` principals, `$2` kinds, `$3` limits, `$4` offsets, element by element (one row per request, `pos` its 1-based
  * place): how many current balances it has (migration 091's kept `token_balance_counts.kinds`, not a count of its
  * rows) and a page of them in asset order as the JSON text of the v2 answer's `results` (`[{"token":…,"balance":"…"},…]`,
