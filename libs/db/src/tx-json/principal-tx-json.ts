@@ -158,11 +158,6 @@ export function jsonMembers(rest: object): string {
   return JSON.stringify(rest).slice(1, -1);
 }
 
-/** `{"tx": <tx text>, …tail}` as `JSON.stringify` writes the object with `tx` first: both texts copied in unparsed. */
-export function withTxText(txText: string, tail: string): string {
-  return tail === '' ? `{"tx":${txText}}` : `{"tx":${txText},${tail}}`;
-}
-
 /** How the principal is party to a transaction, as the reference names it. */
 function involvementOf(
   principal: string,
