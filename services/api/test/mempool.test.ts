@@ -10,6 +10,22 @@ import { getTransactionV3 } from '../src/accounts/datastore/v3-transactions';
 import { toMempoolTransactionSummaryResponse } from '../src/accounts/mappers/v3-transactions';
 
 let api: ApiHarness;
+
+/** `rows` in the mempool for the tests of the enclosing describe: inserted before them, removed after. */
+function withMempoolRows(rows: DbMempoolTx[]): void {
+  beforeAll(async () => {
+    await insertMempoolTxs(api.db, rows);
+  });
+  afterAll(async () => {
+    await api
+      .db('mempool_txs')
+      .whereIn(
+        'tx_id',
+        rows.map((t) => t.tx_id),
+      )
+      .delete();
+  });
+}
 const carol = testAddress('carol');
 const dave = testAddress('dave');
 let pending: DbMempoolTx[];
@@ -118,18 +134,7 @@ describe('GET /extended/v1/tx/mempool', () => {
         .receivedAt('2024-05-01T15:03:00.000Z')
         .build(),
     ];
-    beforeAll(async () => {
-      await insertMempoolTxs(api.db, extra);
-    });
-    afterAll(async () => {
-      await api
-        .db('mempool_txs')
-        .whereIn(
-          'tx_id',
-          extra.map((t) => t.tx_id),
-        )
-        .delete();
-    });
+    withMempoolRows(extra);
 
     it('filters by recipient_address: token transfers to that principal', async () => {
       const res = await api.get(`/extended/v1/tx/mempool?recipient_address=${erin}`);
@@ -367,18 +372,7 @@ describe('GET /extended/v3/mempool/transactions and /extended/v3/principals/{p}/
       .with({ payload: transfer(frank) })
       .build(),
   ];
-  beforeAll(async () => {
-    await insertMempoolTxs(api.db, extra);
-  });
-  afterAll(async () => {
-    await api
-      .db('mempool_txs')
-      .whereIn(
-        'tx_id',
-        extra.map((t) => t.tx_id),
-      )
-      .delete();
-  });
+  withMempoolRows(extra);
 
   const secs = (t: DbMempoolTx) => Math.floor(Date.parse(t.receipt_time) / 1000);
   const keyOf = (t: DbMempoolTx) => `${secs(t)}:${t.tx_id}`;
