@@ -139,11 +139,13 @@ export const PRINCIPAL_TRANSACTIONS = statement(
    ) h`,
 );
 
-/** A page of a principal's v3 history: its items joined ('' for none) and its cursors. */
-export interface PrincipalTxPage {
-  tip: DbChainTip | null;
+/**
+ * A v3 cursor page whose items are kept texts (a principal's history, ADR 0046; the mempool, ADR 0045): its total,
+ * its items joined with `,` in order (`''` for none) and its cursors.
+ */
+export interface KeptCursorPage {
   total: number;
-  results: string;
+  texts: string;
   cursor: { next: string | null; previous: string | null; current: string | null };
 }
 
@@ -181,7 +183,7 @@ export async function getPrincipalTransactionSummaries(
   principal: string,
   limit: number,
   cursor: TxPosition | null,
-): Promise<PrincipalTxPage> {
+): Promise<KeptCursorPage & { tip: DbChainTip | null }> {
   const c = cursor ?? TOP;
   type Row = TipColumns & {
     total: string | number;
@@ -197,7 +199,7 @@ export async function getPrincipalTransactionSummaries(
   return {
     tip: tipOf(row!),
     total: Number(row!.total),
-    results: row!.results ?? '',
+    texts: row!.results ?? '',
     cursor: { next: row!.next_cursor, previous: row!.prev_cursor, current: row!.current_cursor },
   };
 }
@@ -361,19 +363,12 @@ export interface MempoolCursor {
   txId: string;
 }
 
-/** A page of a v3 mempool list: its items' kept texts joined with `,` (`''` for none) and its cursors. */
-export interface KeptMempoolPage {
-  total: number;
-  texts: string;
-  cursor: { next: string | null; previous: string | null; current: string | null };
-}
-
 export async function getMempoolSummaries(
   db: Knex,
   limit: number,
   cursor: MempoolCursor | null,
   principal: string | null,
-): Promise<KeptMempoolPage> {
+): Promise<KeptCursorPage> {
   const values: unknown[] = [limit];
   if (principal !== null) values.push(principal);
   if (cursor !== null) values.push(cursor.seconds, cursor.txId);

@@ -3,6 +3,7 @@ import type { ClarityValueResponse, TransactionResponse } from '../../api-types'
 import { clarityValueView } from '../../codec';
 import type { ContractAbis } from '../../chain/datastore/contract-abis';
 import { toTransactionResponse, withoutFunctionArgs } from '../../chain/mappers/tx';
+import { withResultsJson } from '../../mappers/page-json';
 import type { DbTxWithTransfers } from '../datastore/txs-with-transfers';
 
 /** A party of a transfer: left out when there is none (a mint has no sender, a burn no recipient). */
@@ -46,16 +47,6 @@ export function toTxWithTransfersResponse(
 }
 
 /**
- * A page of `/transactions_with_transfers` as JSON text (`{limit, offset, total, results}` as `JSON.stringify` writes
- * the object) with the page's joined items copied in unparsed: each `{"tx":…,"stx_sent":…,…}`, the transaction's kept
- * list text (ADR 0035) and the principal's kept part (`transfers_tail`, ADR 0039), joined by PostgreSQL (ADR 0046).
- */
-export function toTxsWithTransfersPageJson(page: { limit: number; offset: number; total: number }, results: string): string {
-  const head = JSON.stringify({ limit: page.limit, offset: page.offset, total: page.total });
-  return `${head.slice(0, -1)},"results":[${results}]}`;
-}
-
-/**
  * A page of `/extended/v2/addresses/{address}/transactions` as JSON text: `head` (the page's other members, as
  * `JSON.stringify` writes them) and the page's joined items (`{"tx":…,"stx_sent":…,"stx_received":…,"events":{…}}`,
  * the transaction's kept list text and the principal's kept `v2_tail`, ADR 0039/0046) copied in. With
@@ -69,7 +60,7 @@ export function toAddressTransactionsPageJson(head: object, results: string, exc
         .map((item) => JSON.stringify({ ...item, tx: withoutFunctionArgs(item.tx) }))
         .join(',')
     : results;
-  return `${JSON.stringify(head).slice(0, -1)},"results":[${list}]}`;
+  return withResultsJson(head, list);
 }
 
 /** An item of `/extended/v2/addresses/{address}/transactions/{tx_id}/events`. */

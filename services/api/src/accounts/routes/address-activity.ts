@@ -7,7 +7,7 @@ import { noStore, respondNotModifiedIfFresh } from '../../http-cache';
 import { parsePage, parsePrincipal, queryBoolean } from '../../params';
 import { getPendingMempoolPage } from '../../chain/datastore/mempool';
 import { toEventResponses } from '../../chain/mappers/event';
-import { toMempoolListJson } from '../../chain/mappers/tx';
+import { toTxPageJson } from '../../chain/mappers/tx';
 import { getAddressAssets } from '../datastore/address-assets';
 import { getInboundStxTransfers } from '../datastore/stx-inbound';
 import { parseHeightRange, parseUntilBlock } from './account-params';
@@ -64,7 +64,7 @@ export function addressActivityRoutes(db: Knex, limits: PageLimits): GetRoute[] 
     markDeprecated(res);
     noStore(res);
     // JSON text with the kept list texts copied in (ADR 0041).
-    res.send(toMempoolListJson({ ...page, total }, texts, exclude));
+    res.send(toTxPageJson({ ...page, total }, texts, exclude));
   });
 
   return router.routes;

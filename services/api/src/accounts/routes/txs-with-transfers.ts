@@ -6,7 +6,8 @@ import type { PageLimits } from '../../env';
 import { respondNotModifiedIfFresh } from '../../http-cache';
 import { parsePage, parsePrincipal, parseTxId } from '../../params';
 import { getTxsWithTransfers, getTxWithTransfers } from '../datastore/txs-with-transfers';
-import { toTxsWithTransfersPageJson, toTxWithTransfersResponse } from '../mappers/txs-with-transfers';
+import { toTxWithTransfersResponse } from '../mappers/txs-with-transfers';
+import { withResultsJson } from '../../mappers/page-json';
 import { parseHeightRange } from './account-params';
 import { markDeprecated } from '../../deprecated';
 
@@ -25,8 +26,8 @@ export function txsWithTransfersRoutes(db: Knex, limits: PageLimits): GetRoute[]
     if (!tip) throw new NotFoundError('no current block');
     markDeprecated(res);
     if (respondNotModifiedIfFresh(req, res, tip)) return;
-    // JSON text with the page's joined items copied in (ADR 0046); `send` keeps the JSON type.
-    res.send(toTxsWithTransfersPageJson({ ...page, total }, results));
+    // JSON text with the page's joined items (`{"tx":…,"stx_sent":…,…}`, ADR 0046) copied in; `send` keeps the JSON type.
+    res.send(withResultsJson({ ...page, total }, results));
   });
 
   router.get('/extended/v1/address/:principal/:tx_id/with_transfers', async (req, res) => {

@@ -14,7 +14,7 @@ import {
   getTransactionV3,
   getTxBalanceChanges,
   type BalanceChangeCursor,
-  type KeptMempoolPage,
+  type KeptCursorPage,
   type MempoolCursor,
   type TxPosition,
 } from '../datastore/v3-transactions';
@@ -27,6 +27,7 @@ import {
   txCursorOf,
 } from '../mappers/v3-transactions';
 import { toTransactionSummaryResponse, TX_INCLUDE_FIELDS, type TxIncludeField } from '../../mappers/v3-transaction-summary';
+import { withResultsJson } from '../../mappers/page-json';
 
 const INT4_MAX = 2_147_483_647;
 
@@ -146,14 +147,14 @@ export function v3TransactionRoutes(db: Knex, limits: PageLimits): GetRoute[] {
   router.get('/extended/v3/mempool/transactions', async (req, res) => {
     const limit = v3Limit(req, limits.tx);
     const cursor = mempoolCursor(req);
-    res.send(mempoolPageJson(limit, await getMempoolSummaries(db, limit, cursor, null)));
+    res.send(keptCursorPageJson(limit, await getMempoolSummaries(db, limit, cursor, null)));
   });
 
   router.get('/extended/v3/principals/:principal/mempool/transactions', async (req, res) => {
     const principal = parsePrincipal(req.params.principal);
     const limit = v3Limit(req, limits.tx);
     const cursor = mempoolCursor(req);
-    res.send(mempoolPageJson(limit, await getMempoolSummaries(db, limit, cursor, principal)));
+    res.send(keptCursorPageJson(limit, await getMempoolSummaries(db, limit, cursor, principal)));
   });
 
   router.get('/extended/v3/principals/:principal/transactions', async (req, res) => {
@@ -162,9 +163,7 @@ export function v3TransactionRoutes(db: Knex, limits: PageLimits): GetRoute[] {
     const cursor = txCursor(req);
     const page = await getPrincipalTransactionSummaries(db, principal, limit, cursor);
     if (respondNotModifiedIfFresh(req, res, page.tip)) return;
-    // JSON text with the page's joined kept items copied in (ADR 0039, 0046); `send` keeps the JSON type.
-    const head = JSON.stringify({ total: page.total, limit, cursor: page.cursor });
-    res.send(`${head.slice(0, -1)},"results":[${page.results}]}`);
+    res.send(keptCursorPageJson(limit, page));
   });
 
   router.get('/extended/v3/principals/:principal/transactions/:tx_id/balance-changes', async (req, res) => {
@@ -224,13 +223,12 @@ export function v3TransactionRoutes(db: Knex, limits: PageLimits): GetRoute[] {
 }
 
 /**
- * A v3 mempool page as JSON text: the envelope as `cursorPage` writes it (`total`, `limit`, `cursor`), with the page's
- * kept texts (ADR 0045, rendered by `toMempoolTransactionSummaryResponse`'s mapper) copied in as `results`; `send`
- * keeps the JSON type.
+ * A v3 cursor page of kept texts as JSON text (`send` keeps the JSON type): the envelope as `cursorPage` writes it
+ * (`total`, `limit`, `cursor`) with the page's joined texts copied in as `results` (a principal's history items, ADR
+ * 0039/0046; pending transactions, ADR 0045, rendered by `toMempoolTransactionSummaryResponse`'s mapper).
  */
-function mempoolPageJson(limit: number, page: KeptMempoolPage): string {
-  const head = JSON.stringify({ total: page.total, limit, cursor: page.cursor });
-  return `${head.slice(0, -1)},"results":[${page.texts}]}`;
+function keptCursorPageJson(limit: number, page: KeptCursorPage): string {
+  return withResultsJson({ total: page.total, limit, cursor: page.cursor }, page.texts);
 }
 
 interface CursorPageResponse<T> {

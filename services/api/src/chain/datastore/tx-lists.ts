@@ -3,7 +3,6 @@ import type { DbChainTip, DbEvent } from '@bda/db';
 import { FROM_TIP, TIP_SELECT, tipOf, type TipColumns } from '../../datastore/chain-tip';
 import { query, rowsCarrying, statement, type Statement } from '../../datastore/read-statement';
 import { UnexpectedRowError } from '@bda/db';
-import { withoutFunctionArgs } from '../mappers/tx';
 
 /** The microblock sequence of an anchored transaction in the list orders (int4 max: anchored ones sort as newest). */
 const SEQ = 'coalesce(x.microblock_sequence, 2147483647)';
@@ -58,20 +57,6 @@ export type TxPageColumns = {
 export function keptResults(row: TxPageColumns): string {
   if (row.missing !== null) throw new UnexpectedRowError(`transaction ${row.missing} has no kept list text (tx_list_json)`);
   return row.results ?? '';
-}
-
-/**
- * A page's answer as JSON text — `{limit, offset, total, results}` as `JSON.stringify` writes the object — with the
- * kept texts copied in unparsed. With `exclude` (the reference's `exclude_function_args`), the texts are parsed and
- * each written again without its contract call's arguments: the same text `JSON.stringify` gives the object (parsing
- * keeps the key order).
- */
-export function toTxPageJson(page: { limit: number; offset: number; total: number }, results: string, exclude = false): string {
-  const head = JSON.stringify({ limit: page.limit, offset: page.offset, total: page.total });
-  const list = exclude
-    ? (JSON.parse(`[${results}]`) as object[]).map((t) => JSON.stringify(withoutFunctionArgs(t))).join(',')
-    : results;
-  return `${head.slice(0, -1)},"results":[${list}]}`;
 }
 
 type TxPageRow = TipColumns & TxPageColumns & { total: string | number | null };

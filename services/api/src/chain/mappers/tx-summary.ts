@@ -1,5 +1,6 @@
 import type { DbTxSummaryRow } from '../datastore/block-tx-summaries';
 import type { TransactionSummaryResponse } from '../../mappers/v3-transaction-summary';
+import { withResultsJson } from '../../mappers/page-json';
 
 /** The v3 cursor shape (`block_height:microblock_sequence:tx_index`). */
 interface CursorsResponse {
@@ -25,6 +26,5 @@ export function txCursorOf(r: Pick<DbTxSummaryRow, 'block_height' | 'seq' | 'tx_
  * `JSON.stringify` of a `TransactionSummaryResponse`): the same text `JSON.stringify` writes for the object.
  */
 export function txSummaryPageJson(page: Omit<TxSummaryPageResponse, 'results'>, results: readonly string[]): string {
-  const head = JSON.stringify({ total: page.total, limit: page.limit, cursor: page.cursor });
-  return `${head.slice(0, -1)},"results":[${results.join(',')}]}`;
+  return withResultsJson({ total: page.total, limit: page.limit, cursor: page.cursor }, results.join(','));
 }

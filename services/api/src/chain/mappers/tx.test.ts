@@ -9,7 +9,7 @@ import {
   toMempoolStatus,
   toMempoolTransactionResponse,
   toTransactionResponse,
-  toTxListJson,
+  toTxPageJson,
   toTxMetadata,
   UnexpectedRowError,
   withoutFunctionArgs,
@@ -185,7 +185,7 @@ describe('mempool transactions', () => {
   });
 });
 
-describe('toTxListJson', () => {
+describe('toTxPageJson', () => {
   const rows = [
     row(new TxRowBuilder().inBlock(block).build()),
     row(
@@ -195,19 +195,20 @@ describe('toTxListJson', () => {
         .build(),
     ),
   ];
-  const texts = rows.map((r) => minedTxListJson(r));
+  const joined = rows.map((r) => minedTxListJson(r)).join(',');
 
   it('writes the page JSON.stringify writes for the object, the kept texts copied in', () => {
     const page = { limit: 20, offset: 40, total: 1234 };
     const expected = JSON.stringify({ ...page, results: rows.map((r) => toTransactionResponse({ ...r, canonical: true })) });
-    expect(toTxListJson(page, texts)).toBe(expected);
-    expect(toTxListJson({ ...page, total: 0 }, [])).toBe('{"limit":20,"offset":40,"total":0,"results":[]}');
+    expect(toTxPageJson(page, joined)).toBe(expected);
+    expect(toTxPageJson({ ...page, total: 0 }, '')).toBe('{"limit":20,"offset":40,"total":0,"results":[]}');
+    expect(toTxPageJson({ ...page, total: 0 }, '', true)).toBe('{"limit":20,"offset":40,"total":0,"results":[]}');
   });
 
   it('drops the contract calls’ arguments with exclude, as withoutFunctionArgs does on the object', () => {
     const page = { limit: 2, offset: 0, total: 2 };
     const results = rows.map((r) => withoutFunctionArgs(toTransactionResponse({ ...r, canonical: true })));
     expect(results[1]).not.toHaveProperty('contract_call.function_args');
-    expect(toTxListJson(page, texts, true)).toBe(JSON.stringify({ ...page, results }));
+    expect(toTxPageJson(page, joined, true)).toBe(JSON.stringify({ ...page, results }));
   });
 });

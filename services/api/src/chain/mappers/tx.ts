@@ -9,6 +9,7 @@ import type { ContractAbis } from '../datastore/contract-abis';
 import type { DbMempoolTxRow } from '../datastore/mempool';
 import type { DbTxRow } from '../datastore/txs';
 import { toEventResponses } from './event';
+import { withResultsJson } from '../../mappers/page-json';
 
 export { functionSignature, UnexpectedRowError } from '@bda/db';
 
@@ -51,35 +52,21 @@ export function toMempoolTransactionResponse(row: DbMempoolTxRow, abis?: Contrac
 }
 
 /**
- * A page of mined transactions as JSON text — `{limit, offset, total, results}` as `JSON.stringify` writes the object
- * — with each transaction's kept list text (`tx_list_json`, ADR 0035) copied in unparsed. With `exclude` (the
- * reference's `exclude_function_args`), each contract call is parsed and written again without its arguments: the
- * same text `JSON.stringify` gives the object (parsing keeps the key order).
+ * A numbered page of transactions (mined or pending) as JSON text — `{limit, offset, total, results}` as
+ * `JSON.stringify` writes the object — with the page's kept list texts (`tx_list_json`, ADR 0035; `mempool_tx_json`,
+ * ADR 0041), already joined with `,`, copied in unparsed. With `exclude` (the reference's `exclude_function_args`),
+ * each is parsed and written again without its contract call's arguments: the same text `JSON.stringify` gives the
+ * object (parsing keeps the key order).
  */
-export function toTxListJson(
-  page: { limit: number; offset: number; total: number },
-  texts: readonly string[],
-  exclude = false,
-): string {
-  const head = JSON.stringify({ limit: page.limit, offset: page.offset, total: page.total });
-  const results = exclude ? texts.map((t) => JSON.stringify(withoutFunctionArgs(JSON.parse(t) as object))) : texts;
-  return `${head.slice(0, -1)},"results":[${results.join(',')}]}`;
+export function toTxPageJson(page: { limit: number; offset: number; total: number }, joined: string, exclude = false): string {
+  return withResultsJson(
+    { limit: page.limit, offset: page.offset, total: page.total },
+    exclude ? joinedWithoutFunctionArgs(joined) : joined,
+  );
 }
 
-/**
- * A page of pending transactions as JSON text — `{limit, offset, total, results}` as `JSON.stringify` writes the
- * object — with the page's kept list texts (`mempool_tx_json`, ADR 0041), already joined with `,`, copied in
- * unparsed. With `exclude` (`exclude_function_args`), they are parsed and written again without the arguments.
- */
-export function toMempoolListJson(
-  page: { limit: number; offset: number; total: number },
-  joined: string,
-  exclude = false,
-): string {
-  const head = JSON.stringify({ limit: page.limit, offset: page.offset, total: page.total });
-  const results =
-    exclude && joined !== ''
-      ? (JSON.parse(`[${joined}]`) as object[]).map((t) => JSON.stringify(withoutFunctionArgs(t))).join(',')
-      : joined;
-  return `${head.slice(0, -1)},"results":[${results}]}`;
+/** Kept transaction texts joined with `,`, each parsed and written again without its contract call's arguments. */
+function joinedWithoutFunctionArgs(joined: string): string {
+  if (joined === '') return '';
+  return (JSON.parse(`[${joined}]`) as object[]).map((t) => JSON.stringify(withoutFunctionArgs(t))).join(',');
 }

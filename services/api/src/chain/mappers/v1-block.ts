@@ -1,6 +1,7 @@
 import type { DbBlockRow } from '../datastore/blocks';
 import type { DbV1BlockParts, DbV1BlockRow } from '../datastore/v1-blocks';
 import { toBlockResponse } from './block';
+import { withResultsJson } from '../../mappers/page-json';
 
 /** The reference API's v1 `Block`. */
 export interface V1BlockResponse {
@@ -147,6 +148,5 @@ export function v1BlockListParts(page: Omit<V1BlockListResponse, 'results'>, row
 
 /** The JSON text of a `V1BlockListResponse` whose results are `rows`, as `toV1BlockJson` writes each. */
 export function toV1BlockListJson(page: Omit<V1BlockListResponse, 'results'>, rows: DbV1BlockRow[]): string {
-  const head = JSON.stringify({ limit: page.limit, offset: page.offset, total: page.total });
-  return `${head.slice(0, -1)},"results":[${rows.map(toV1BlockJson).join(',')}]}`;
+  return withResultsJson({ limit: page.limit, offset: page.offset, total: page.total }, rows.map(toV1BlockJson).join(','));
 }

@@ -2,7 +2,7 @@ import type { GetRoute } from '../../plain-routes';
 import { ReadRoutes } from '../../read-routes';
 import { InputError, NotFoundError } from '@bda/common';
 import { getAddressHistory, type HeightRange } from '../datastore/address-txs';
-import { toTxPageJson } from '../datastore/tx-lists';
+import { toTxPageJson } from '../mappers/tx';
 import { respondNotModifiedIfFresh } from '../../http-cache';
 import {
   MAX_BLOCK_HEIGHT,

@@ -4,7 +4,7 @@ import { InputError, NotFoundError } from '@bda/common';
 import { getPendingMempoolPage } from '../datastore/mempool';
 import { getTxById } from '../datastore/txs';
 import { noStore, respondNotModifiedIfFresh } from '../../http-cache';
-import { toMempoolListJson, toMempoolTransactionResponse, toTransactionResponse, withoutFunctionArgs } from '../mappers/tx';
+import { toTxPageJson, toMempoolTransactionResponse, toTransactionResponse, withoutFunctionArgs } from '../mappers/tx';
 import { parsePage, parsePrincipal, parseTxId, queryBoolean, queryEnum, queryString } from '../../params';
 import type { RouteContext } from './context';
 
@@ -37,7 +37,7 @@ export function transactionsRoutes(ctx: RouteContext): GetRoute[] {
     const { texts, total } = await getPendingMempoolPage(ctx.db, { ...filter, limit, offset, orderBy, order });
     noStore(res);
     // JSON text with the kept list texts copied in (ADR 0041); `send` keeps the JSON type.
-    res.send(toMempoolListJson({ limit, offset, total }, texts, exclude));
+    res.send(toTxPageJson({ limit, offset, total }, texts, exclude));
   });
 
   router.get('/extended/v1/tx/:tx_id', async (req, res) => {

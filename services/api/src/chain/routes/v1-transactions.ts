@@ -23,7 +23,6 @@ import {
   getMempoolStats,
   getRawTx,
   getTxList,
-  toTxPageJson,
   type TxBlockKey,
   type TxPage,
 } from '../datastore/tx-lists';
@@ -31,7 +30,7 @@ import { getTxById } from '../datastore/txs';
 import { getPrincipalEventTexts, toEventPageJson } from '../datastore/principal-events';
 import { toEventResponse } from '../mappers/event';
 import { toMempoolStatsResponse } from '../mappers/mempool-stats';
-import { toMempoolTransactionResponse, toTransactionResponse, withoutFunctionArgs } from '../mappers/tx';
+import { toMempoolTransactionResponse, toTransactionResponse, toTxPageJson, withoutFunctionArgs } from '../mappers/tx';
 import { parseHeightParam, redirectBareHash } from './chain-params';
 import { markDeprecated } from '../../deprecated';
 import type { RouteContext } from './context';

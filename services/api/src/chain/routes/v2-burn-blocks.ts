@@ -13,7 +13,8 @@ import {
   getBurnBlockPage,
   type BurnBlockKey,
 } from '../datastore/burn-blocks';
-import { getBlockTxs, toTxPageJson } from '../datastore/tx-lists';
+import { getBlockTxs } from '../datastore/tx-lists';
+import { toTxPageJson } from '../mappers/tx';
 import { toBlockResponse } from '../mappers/block';
 import { toBurnBlockJson, toBurnBlockResponse, type BurnBlockResponse } from '../mappers/burn-block';
 import { int } from '../../mappers/row-values';
