@@ -1,0 +1,3 @@
+export * from './fence-keys';
+export * from './fence-writer';
+export * from './fence-holder';
