@@ -78,6 +78,7 @@ import * as m109 from './109-tx-list-json-hash';
 import * as m110 from './110-mempool-v3-summary-json';
 import * as m111 from './111-principal-tx-json-pair-hash';
 import * as m112 from './112-token-balance-first-pages';
+import * as m113 from './113-data-epoch';
 
 export { principalActivityInsertSql } from './070-principal-activity';
 export {
@@ -182,6 +183,7 @@ export const MIGRATIONS: Array<[string, Migration]> = [
   ['110-mempool-v3-summary-json', m110],
   ['111-principal-tx-json-pair-hash', m111],
   ['112-token-balance-first-pages', m112],
+  ['113-data-epoch', m113],
 ];
 
 /** A knex migration source over the modules above (no file globbing, works under tsx and bundlers). */
