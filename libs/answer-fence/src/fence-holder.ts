@@ -14,7 +14,10 @@ export interface FenceHolderOptions {
   leaseMs?: number;
   /** A command that takes longer fails, ms. */
   commandTimeoutMs?: number;
-  /** Called when a fence raises the epoch: every answer kept until now is older than what may be served. */
+  /**
+   * Called when every answer kept until now must go: a fence raised the epoch (they are older than what may be
+   * served), or the subscription was lost (a fence may have gone unheard; the epoch is then the last one heard).
+   */
   onFence?: (epoch: number) => void;
   logger?: Logger;
 }
@@ -53,7 +56,7 @@ export class FenceHolder {
   /** Changes whenever the subscription is lost or made again: a lease asked for before does not count. */
   private generation = 0;
   private timer: NodeJS.Timeout | undefined;
-  private renewing = false;
+  private renewing: Promise<void> | undefined;
   private stopped = false;
 
   constructor(private readonly opts: FenceHolderOptions) {
@@ -104,6 +107,9 @@ export class FenceHolder {
     this.subscribed = false;
     this.leaseUntil = 0;
     this.generation++;
+    // While unsubscribed a writer may commit without this holder (once its lease ran out): nothing kept may outlive
+    // that, even if the epoch heard next (a restarted Redis starts from nothing) is not higher.
+    this.opts.onFence?.(this.fenced);
   }
 
   private heard(epoch: number): void {
@@ -125,9 +131,19 @@ export class FenceHolder {
     this.opts.onFence?.(epoch);
   }
 
-  private async renew(): Promise<void> {
-    if (!this.subscribed || this.renewing || this.stopped) return;
-    this.renewing = true;
+  /** Asks for a lease now (and waits for the answer); the holder also does so four times per lease on its own. */
+  async refresh(): Promise<void> {
+    await this.renewing;
+    await this.renew();
+  }
+
+  private renew(): Promise<void> {
+    if (!this.subscribed || this.renewing || this.stopped) return this.renewing ?? Promise.resolve();
+    this.renewing = this.askLease().finally(() => (this.renewing = undefined));
+    return this.renewing;
+  }
+
+  private async askLease(): Promise<void> {
     const generation = this.generation;
     const asked = performance.now();
     try {
@@ -145,8 +161,6 @@ export class FenceHolder {
       if (generation === this.generation && this.subscribed && !this.stopped) this.leaseUntil = asked + lease * 0.99;
     } catch (err) {
       this.opts.logger?.debug({ err: { message: (err as Error).message } }, 'answer fence: lease not renewed');
-    } finally {
-      this.renewing = false;
     }
   }
 }

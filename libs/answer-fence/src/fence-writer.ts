@@ -73,6 +73,7 @@ export class FenceWriter {
 
   /** Starts the heartbeat; resolves after the first attempt (a writer that cannot reach Redis still starts). */
   async start(): Promise<void> {
+    await Promise.all([whenReady(this.redis), whenReady(this.blocking)]);
     await this.beat();
     this.timer = setInterval(() => void this.beat(), Math.max(50, Math.floor(this.heartbeatMs / 3)));
     this.timer.unref();
@@ -174,6 +175,12 @@ export class FenceWriter {
     })().finally(() => (this.beating = undefined));
     return this.beating;
   }
+}
+
+/** Resolves once `redis` is connected, or after 2 s (a writer that cannot reach Redis still starts). */
+export function whenReady(redis: Redis): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return withGuard(new Promise<void>((resolve) => redis.once('ready', () => resolve())), 2_000).then(() => undefined);
 }
 
 function isTimeout(err: unknown): boolean {
