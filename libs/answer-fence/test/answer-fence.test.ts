@@ -39,8 +39,8 @@ class RedisHop {
   static async start(target: string): Promise<RedisHop> {
     const { hostname, port } = new URL(target);
     const listen = await freePort();
-    let hop!: RedisHop;
-    const server = createServer((client) => {
+    const hop = new RedisHop(createServer(), `redis://127.0.0.1:${listen}`);
+    hop.server.on('connection', (client: Socket) => {
       const upstream = connect(Number(port), hostname);
       for (const s of [client, upstream]) {
         hop.sockets.add(s);
@@ -58,8 +58,7 @@ class RedisHop {
       client.on('data', relay(upstream));
       upstream.on('data', relay(client));
     });
-    await new Promise<void>((resolve) => server.listen(listen, '127.0.0.1', resolve));
-    hop = new RedisHop(server, `redis://127.0.0.1:${listen}`);
+    await new Promise<void>((resolve) => hop.server.listen(listen, '127.0.0.1', resolve));
     return hop;
   }
 
