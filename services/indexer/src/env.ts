@@ -52,6 +52,19 @@ export const indexerEnvSchema = z.object({
     .int()
     .min(1)
     .default(256 * 1024 * 1024),
+  /**
+   * Redis shared with the gateway's workers. Set: every transaction raises `data_epoch` and fences it there before
+   * committing (ADR 0048), so that the gateway may serve kept answers. Unset: no fence, and no gateway serves kept
+   * answers (none is granted a lease).
+   */
+  REDIS_URL: z.string().url().optional(),
+  /** Prefix of the answer fence's Redis keys: the same in the indexer and the gateway of one deployment. */
+  ANSWER_FENCE_PREFIX: z.string().min(1).default('bda:fence:'),
+  /**
+   * How long (ms) one heartbeat of the fence writer lets gateway workers be granted leases. A commit waits at most
+   * this long when Redis cannot be reached (no lease allowed before can then still run); sent three times as often.
+   */
+  INDEXER_FENCE_HEARTBEAT_MS: z.coerce.number().int().min(100).default(3_000),
   /** Bitcoin network of the rune ledger: address encoding and the runes activation height. */
   BITCOIN_NETWORK: z.enum(['mainnet', 'testnet', 'signet', 'regtest']).default('mainnet'),
   /** pino log level. */

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { TOPICS, type Bus, type BusConsumer } from '@bda/bus';
 import type { Network } from '@bda/runes';
+import type { DataFence } from './data-epoch';
 import { RecordApplier, type AppliedProgress } from './record-applier';
 import { bitcoinBlockHandler } from './runes/bitcoin-block-handler';
 import type { ParkingBounds } from './stacks/parked-blocks';
@@ -28,6 +29,8 @@ export interface IndexerDeps {
   bitcoinNetwork?: Network;
   /** Bounds of the parked set (`INDEXER_PARKED_MAX_BLOCKS`, `INDEXER_PARKED_MAX_BYTES`); the defaults when omitted. */
   parking?: ParkingBounds;
+  /** The answer fence every transaction of both topics ends with (ADR 0048); none without `REDIS_URL`. */
+  fence?: DataFence;
 }
 
 /**
@@ -47,6 +50,7 @@ export class Indexer {
       metrics: deps.metrics,
       positionKey: TOPICS.stacksNodeEvents,
       maxBatchMs: deps.maxBatchMs,
+      fence: deps.fence,
       ...stacksEventHandler(deps.logger, deps.parking),
     });
     this.bitcoin = new RecordApplier({
@@ -55,6 +59,7 @@ export class Indexer {
       metrics: deps.metrics,
       positionKey: TOPICS.bitcoinBlocks,
       maxBatchMs: deps.maxBatchMs,
+      fence: deps.fence,
       handle: bitcoinBlockHandler({ network: deps.bitcoinNetwork ?? 'mainnet', logger: deps.logger }),
     });
   }

@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto';
+import { FenceWriter } from '@bda/answer-fence';
 import { closeServer, createLogger, createMetricsRegistry, listen, ShutdownRegistry } from '@bda/common';
 import { createBus } from '@bda/bus';
 import { isDbReachable, migrateLatest } from '@bda/db';
 import { buildApp } from './build-app';
+import { meteredFence } from './data-epoch';
 import { loadIndexerEnv } from './env';
 import { Indexer } from './indexer';
 import { createIndexerDb } from './indexer-db';
@@ -27,6 +30,17 @@ async function main(): Promise<void> {
     kafkaSessionTimeoutMs: env.INDEXER_KAFKA_SESSION_TIMEOUT_MS,
     topicPrefix: env.BUS_TOPIC_PREFIX || undefined,
   });
+  // Started before consuming: the first transaction already fences (ADR 0048).
+  const fenceWriter = env.REDIS_URL
+    ? new FenceWriter({
+        url: env.REDIS_URL,
+        prefix: env.ANSWER_FENCE_PREFIX,
+        heartbeatMs: env.INDEXER_FENCE_HEARTBEAT_MS,
+        logger,
+        id: `${env.INDEXER_GROUP_ID}-${randomUUID().slice(0, 8)}`,
+      })
+    : undefined;
+  await fenceWriter?.start();
   const indexer = new Indexer({
     db,
     bus,
@@ -37,6 +51,7 @@ async function main(): Promise<void> {
     maxBatchMs: env.INDEXER_MAX_BATCH_MS,
     bitcoinNetwork: env.BITCOIN_NETWORK,
     parking: { maxBlocks: env.INDEXER_PARKED_MAX_BLOCKS, maxBytes: env.INDEXER_PARKED_MAX_BYTES },
+    fence: fenceWriter && meteredFence(fenceWriter, metrics),
   });
   await indexer.start();
   registerIndexerGauges({ db, metrics, logger, status: () => indexer.status() });
@@ -54,8 +69,10 @@ async function main(): Promise<void> {
   shutdown.register('intake', 'consumers', () => indexer.stop());
   shutdown.register('clients', 'health server', () => closeServer(server));
   shutdown.register('clients', 'bus', () => bus.close());
+  // After the consumers (no transaction fences any more), before the database.
+  if (fenceWriter) shutdown.register('clients', 'answer fence', () => fenceWriter.stop());
   shutdown.register('database', 'db', () => db.destroy());
-  logger.info({ host: env.INDEXER_HOST, port, bus: bus.kind }, 'indexer running');
+  logger.info({ host: env.INDEXER_HOST, port, bus: bus.kind, fence: fenceWriter?.id ?? null }, 'indexer running');
 }
 
 main().catch((err: unknown) => {

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { decodeEnvelope, peekReceivedAt, type BusRecord, type Envelope } from '@bda/bus';
 import { isRetriable } from './apply-error';
+import { fenceDataEpoch, type DataFence } from './data-epoch';
 
 interface BatchOutcome {
   counts: Array<['applied' | 'dead', string]>;
@@ -53,6 +54,11 @@ export interface RecordApplierOptions {
    * through a backlog. None: one transaction per batch.
    */
   maxBatchMs?: number;
+  /**
+   * The answer fence (ADR 0048): when set, every transaction raises `data_epoch` as its last statement, after
+   * `beforeCommit`, and commits once this has resolved with the new epoch. None: the epoch is left alone.
+   */
+  fence?: DataFence;
 }
 
 /**
@@ -293,6 +299,7 @@ export class RecordApplier {
         }
       }
       await this.opts.beforeCommit?.(trx);
+      await fenceDataEpoch(trx, this.opts.fence);
     });
     return { counts, last, through };
   }

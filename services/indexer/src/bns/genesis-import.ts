@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import type { Knex } from 'knex';
 import type { DbBnsName, DbBnsNamespace } from '@bda/db';
+import { fenceDataEpoch, type DataFence } from '../data-epoch';
 import { toStacksAddress } from './bitcoin-address';
 import { namespacesWithNewLeaseRules, refreshBnsCurrent } from './refresh-bns-current';
 
@@ -16,6 +17,10 @@ import { namespacesWithNewLeaseRules, refreshBnsCurrent } from './refresh-bns-cu
  *
  * Namespaces and names count as revealed, launched and imported at block 1, where mainnet has them: a name's lease
  * runs from 1 for its namespace's lifetime.
+ *
+ * The import may run while the api serves (nothing stops it), so it is a writer of the answer fence (ADR 0048): with
+ * a fence, each batch is one transaction that ends by raising `data_epoch` and fencing it, as the indexer's do.
+ * Without one, each statement commits on its own, as before.
  */
 const GENESIS_FILES = {
   chainstate: 'chainstate.txt',
@@ -52,6 +57,15 @@ function lines(path: string): AsyncIterable<string> {
 
 const genesisPosition = { tx_id: '', block_height: 0, tx_index: 0, event_index: 0, index_block_hash: '' };
 
+/** Runs one batch's writes: in a transaction that ends with the fence when there is one, else statement by statement. */
+async function writeBatch(db: Knex, fence: DataFence | undefined, write: (db: Knex) => Promise<void>): Promise<void> {
+  if (!fence) return write(db);
+  await db.transaction(async (trx) => {
+    await write(trx);
+    await fenceDataEpoch(trx, fence);
+  });
+}
+
 async function insertIgnoring(db: Knex, table: string, rows: object[], key: string[]): Promise<number> {
   if (rows.length === 0) return 0;
   const inserted = await db(table).insert(rows).onConflict(key).ignore().returning(key[0]!);
@@ -61,27 +75,30 @@ async function insertIgnoring(db: Knex, table: string, rows: object[], key: stri
 /** `a;b;c` CSV of the chainstate sections (no quoting in these files). */
 const csv = (line: string) => line.split(',');
 
-async function importChainstate(db: Knex, path: string, counts: GenesisImportCounts): Promise<void> {
+async function importChainstate(db: Knex, path: string, counts: GenesisImportCounts, fence?: DataFence): Promise<void> {
   let section: string | null = null;
   let header = true;
   let namespaces: DbBnsNamespace[] = [];
   let names: DbBnsName[] = [];
   // Each batch's current rows are recomputed whether or not its rows were new (a re-run repairs an interrupted one).
   const flush = async () => {
-    const launched = await namespacesWithNewLeaseRules(
-      db,
-      namespaces.map((n) => n.namespace_id),
-      async () => {
-        counts.namespaces += await insertIgnoring(db, 'bns_namespaces', namespaces, [
-          'namespace_id',
-          'index_block_hash',
-          'tx_id',
-          'event_index',
-        ]);
-      },
-    );
-    counts.names += await insertIgnoring(db, 'bns_names', names, ['fqn', 'index_block_hash', 'tx_id', 'event_index']);
-    await refreshBnsCurrent(db, { names: names.map((n) => n.fqn), namespaces: launched });
+    if (namespaces.length + names.length === 0) return;
+    await writeBatch(db, fence, async (db) => {
+      const launched = await namespacesWithNewLeaseRules(
+        db,
+        namespaces.map((n) => n.namespace_id),
+        async () => {
+          counts.namespaces += await insertIgnoring(db, 'bns_namespaces', namespaces, [
+            'namespace_id',
+            'index_block_hash',
+            'tx_id',
+            'event_index',
+          ]);
+        },
+      );
+      counts.names += await insertIgnoring(db, 'bns_names', names, ['fqn', 'index_block_hash', 'tx_id', 'event_index']);
+      await refreshBnsCurrent(db, { names: names.map((n) => n.fqn), namespaces: launched });
+    });
     namespaces = [];
     names = [];
   };
@@ -160,11 +177,14 @@ async function importChainstate(db: Knex, path: string, counts: GenesisImportCou
 }
 
 /** Alternating lines: a zonefile hash, then the zonefile with its newlines written as `\n`. */
-async function importZonefiles(db: Knex, path: string, counts: GenesisImportCounts): Promise<void> {
+async function importZonefiles(db: Knex, path: string, counts: GenesisImportCounts, fence?: DataFence): Promise<void> {
   let hash: string | null = null;
   let rows: Array<{ zonefile_hash: string; zonefile: string }> = [];
   const flush = async () => {
-    counts.zonefiles += await insertIgnoring(db, 'bns_zonefiles', rows, ['zonefile_hash']);
+    if (rows.length === 0) return;
+    await writeBatch(db, fence, async (db) => {
+      counts.zonefiles += await insertIgnoring(db, 'bns_zonefiles', rows, ['zonefile_hash']);
+    });
     rows = [];
   };
   for await (const line of lines(path)) {
@@ -196,24 +216,26 @@ const INSERT_SUBDOMAINS = `INSERT INTO bns_subdomains (fqn, name, namespace_id, 
  * parent_zonefile_index, zonefile_offset, resolver. Each subdomain's zonefile is taken from `bns_zonefiles` (the
  * subdomain zonefiles are imported first); its sequence number counts as 0.
  */
-async function importSubdomains(db: Knex, path: string, counts: GenesisImportCounts): Promise<void> {
+async function importSubdomains(db: Knex, path: string, counts: GenesisImportCounts, fence?: DataFence): Promise<void> {
   let header = true;
   let rows: string[][] = [];
   const flush = async () => {
     if (rows.length === 0) return;
     const column = (i: number) => rows.map((r) => r[i]!);
-    const result = await db.raw<{ rows: unknown[] }>(INSERT_SUBDOMAINS, [
-      column(0),
-      column(1),
-      column(2),
-      column(3),
-      column(4),
-      column(5),
-      column(6).map(Number),
-      column(7),
-    ]);
-    counts.subdomains += result.rows.length;
-    await refreshBnsCurrent(db, { subdomains: column(0) });
+    await writeBatch(db, fence, async (db) => {
+      const result = await db.raw<{ rows: unknown[] }>(INSERT_SUBDOMAINS, [
+        column(0),
+        column(1),
+        column(2),
+        column(3),
+        column(4),
+        column(5),
+        column(6).map(Number),
+        column(7),
+      ]);
+      counts.subdomains += result.rows.length;
+      await refreshBnsCurrent(db, { subdomains: column(0) });
+    });
     rows = [];
   };
   for await (const line of lines(path)) {
@@ -244,17 +266,20 @@ async function importSubdomains(db: Knex, path: string, counts: GenesisImportCou
   await flush();
 }
 
-/** Imports the genesis files of `dir` (each optional); returns how many rows were new. */
-export async function importBnsGenesis(db: Knex, dir: string): Promise<GenesisImportCounts> {
+/**
+ * Imports the genesis files of `dir` (each optional); returns how many rows were new. `fence`: each batch is a
+ * transaction that ends with the answer fence (ADR 0048).
+ */
+export async function importBnsGenesis(db: Knex, dir: string, fence?: DataFence): Promise<GenesisImportCounts> {
   const counts: GenesisImportCounts = { namespaces: 0, names: 0, zonefiles: 0, subdomains: 0, skipped: 0 };
   const chainstate = findFile(dir, GENESIS_FILES.chainstate);
   if (!chainstate) throw new Error(`no ${GENESIS_FILES.chainstate}(.gz) in ${dir}`);
-  await importChainstate(db, chainstate, counts);
+  await importChainstate(db, chainstate, counts, fence);
   for (const name of [GENESIS_FILES.nameZonefiles, GENESIS_FILES.subdomainZonefiles]) {
     const path = findFile(dir, name);
-    if (path) await importZonefiles(db, path, counts);
+    if (path) await importZonefiles(db, path, counts, fence);
   }
   const subdomains = findFile(dir, GENESIS_FILES.subdomains);
-  if (subdomains) await importSubdomains(db, subdomains, counts);
+  if (subdomains) await importSubdomains(db, subdomains, counts, fence);
   return counts;
 }
