@@ -15,6 +15,7 @@ import {
 } from '@bda/common';
 import { isDbReachable } from '@bda/db';
 import { DEFAULT_PAGE_LIMITS, type PageLimits } from './env';
+import { readDataEpoch } from './datastore/data-epoch';
 import { dbErrorMiddleware } from './db-errors';
 import { bundleOpenApi, loadSchemaSources } from './openapi';
 import { chainRouter, chainRoutes, type RouteContext } from './chain';
@@ -150,6 +151,7 @@ export function buildRequestListener(deps: ApiDeps): (req: IncomingMessage, res:
     log,
     duration,
     shared: deps.shareAnswers === false ? undefined : shared,
+    dataEpoch: () => readDataEpoch(deps.db),
   });
   return (req, res) => {
     if (!plain(req, res)) app(req, res);

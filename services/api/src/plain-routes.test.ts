@@ -1,10 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from '@jest/globals';
+import { NotFoundError } from '@bda/common';
 import { pipelinedRequests as pipelined } from '@bda/test-support';
 import { pino } from 'pino';
 import { Counter, Histogram, Registry } from 'prom-client';
-import { plainRoutes, type GetRoute } from './plain-routes';
+import { plainRoutes, type GetAnswer, type GetRoute } from './plain-routes';
 import { ReadRoutes } from './read-routes';
 
 /** A route that counts its runs and answers 304 when the client holds its one version (`W/"v1"`). */
@@ -26,15 +27,20 @@ function countingRoute(): { route: GetRoute; runs: string[] } {
   };
 }
 
-async function serve(route: GetRoute, share: boolean): Promise<{ server: Server; port: number; shared: Counter }> {
+async function serve(
+  route: GetRoute | GetRoute[],
+  share: boolean,
+  dataEpoch?: () => Promise<string>,
+): Promise<{ server: Server; port: number; shared: Counter }> {
   const registry = new Registry();
   const shared = new Counter({ name: 'shared', help: 'shared', registers: [registry] });
   const duration = new Histogram({ name: 'd', help: 'd', labelNames: ['method', 'route', 'status'], registers: [registry] });
-  const listener = plainRoutes([route], {
+  const listener = plainRoutes(Array.isArray(route) ? route : [route], {
     logger: pino({ level: 'silent' }),
     log: () => {},
     duration,
     shared: share ? shared : undefined,
+    dataEpoch,
   });
   const server = createServer((req, res) => {
     if (!listener(req, res)) res.writeHead(404).end();
@@ -150,6 +156,154 @@ describe('plainRoutes: a body given as bytes', () => {
         [200, text],
       ]);
       expect(Number(answers[0]!.headers['content-length'])).toBe(text.length + 1 + 2);
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe('plainRoutes: the data epoch (ADR 0048)', () => {
+  const WANT = 'x-bda-want-data-epoch: 1\r\n';
+
+  /** Routes that note when they run: a plain JSON text, an answer with a validator (304 when held), a failure. */
+  function epochRoutes(events: string[]): GetRoute[] {
+    return [
+      {
+        path: '/test/text/:id',
+        async handle(params) {
+          events.push(`route ${params.id}`);
+          return JSON.stringify({ id: params.id });
+        },
+      },
+      {
+        path: '/test/tagged/:id',
+        async handle(params, _query, headers): Promise<GetAnswer> {
+          events.push(`route ${params.id}`);
+          if (headers['if-none-match'] === 'W/"v1"') return { body: '', status: 304, headers: { ETag: 'W/"v1"' } };
+          return { body: '{}', headers: { ETag: 'W/"v1"', 'Cache-Control': 'public, no-cache' } };
+        },
+      },
+      {
+        path: '/test/missing/:id',
+        async handle(params) {
+          events.push(`route ${params.id}`);
+          throw new NotFoundError(`no ${params.id}`);
+        },
+      },
+      {
+        path: '/test/clock/:id',
+        dataEpoch: false,
+        async handle(params) {
+          events.push(`route ${params.id}`);
+          return '{}';
+        },
+      },
+    ];
+  }
+
+  /** An epoch read that resolves only on the next turn, noting when it starts and ends. */
+  const slowEpoch = (events: string[], epoch: () => string) => async () => {
+    events.push('epoch read');
+    await new Promise((r) => setImmediate(r));
+    events.push('epoch done');
+    return epoch();
+  };
+
+  it('reads the epoch before the route runs and sends it with 200s, 304s and errors, only when asked', async () => {
+    const events: string[] = [];
+    let epoch = 41;
+    const { server, port } = await serve(
+      epochRoutes(events),
+      false,
+      slowEpoch(events, () => String(epoch)),
+    );
+    try {
+      const [text] = await pipelined(port, [get('/test/text/a', WANT)]);
+      expect(events).toEqual(['epoch read', 'epoch done', 'route a']);
+      expect([text!.status, text!.body, text!.headers['x-bda-data-epoch']]).toEqual([200, '{"id":"a"}', '41']);
+      expect(text!.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(text!.headers['cache-control']).toBe('no-store');
+
+      epoch = 42;
+      events.length = 0;
+      const answers = await pipelined(port, [
+        get('/test/tagged/b', WANT),
+        get('/test/tagged/c', `${WANT}If-None-Match: W/"v1"\r\n`),
+        get('/test/missing/d', WANT),
+      ]);
+      expect(answers.map((a) => [a.status, a.headers['x-bda-data-epoch'], a.headers.etag ?? null])).toEqual([
+        [200, '42', 'W/"v1"'],
+        [304, '42', 'W/"v1"'],
+        [404, '42', null],
+      ]);
+      expect(answers[0]!.headers['cache-control']).toBe('public, no-cache');
+      expect(JSON.parse(answers[2]!.body)).toEqual({ error: 'not_found', message: 'no d' });
+      // Each request's route ran after its own epoch read had ended.
+      for (const id of ['b', 'c', 'd']) {
+        const route = events.indexOf(`route ${id}`);
+        expect(route).toBeGreaterThan(0);
+        expect(events.slice(0, route)).toContain('epoch done');
+      }
+
+      events.length = 0;
+      const plain = await pipelined(port, [
+        get('/test/text/e'),
+        get('/test/text/f', 'x-bda-want-data-epoch: yes\r\n'),
+        get('/test/missing/g'),
+        get('/test/clock/h', WANT),
+      ]);
+      expect(plain.map((a) => [a.status, a.headers['x-bda-data-epoch'] ?? null])).toEqual([
+        [200, null],
+        [200, null],
+        [404, null],
+        [200, null],
+      ]);
+      expect(events).toEqual(['route e', 'route f', 'route g', 'route h']);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('answers without the epoch when it cannot be read, and never sends it without a reader', async () => {
+    const events: string[] = [];
+    const failing = await serve(epochRoutes(events), false, () =>
+      Promise.reject(new Error('relation "data_epoch" does not exist')),
+    );
+    try {
+      const [a] = await pipelined(failing.port, [get('/test/text/a', WANT)]);
+      expect([a!.status, a!.body, a!.headers['x-bda-data-epoch'] ?? null]).toEqual([200, '{"id":"a"}', null]);
+    } finally {
+      failing.server.close();
+    }
+    const none = await serve(epochRoutes(events), false);
+    try {
+      const [b] = await pipelined(none.port, [get('/test/text/b', WANT)]);
+      expect([b!.status, b!.headers['x-bda-data-epoch'] ?? null]).toEqual([200, null]);
+    } finally {
+      none.server.close();
+    }
+  });
+
+  it('shares an answer within a turn only between requests that both asked for the epoch or both did not', async () => {
+    const events: string[] = [];
+    let reads = 0;
+    const { server, port, shared } = await serve(epochRoutes(events), true, async () => String(++reads));
+    try {
+      const answers = await pipelined(port, [
+        get('/test/text/a', WANT),
+        get('/test/text/a'),
+        get('/test/text/a', WANT),
+        get('/test/text/a'),
+      ]);
+      expect(answers.map((a) => [a.status, a.headers['x-bda-data-epoch'] ?? null])).toEqual([
+        [200, '1'],
+        [200, null],
+        [200, '1'],
+        [200, null],
+      ]);
+      expect(events).toEqual(['route a', 'route a']);
+      expect(reads).toBe(1);
+      expect((await shared.get()).values[0]!.value).toBe(2);
     } finally {
       server.close();
     }

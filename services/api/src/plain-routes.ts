@@ -12,6 +12,10 @@
  * one), `Cache-Control: no-store`, one access-log line and one observation of the request-duration histogram with the
  * route template as label. Errors get the api's error bodies: database trouble → 503/504 (`translateDbError`), an
  * `AppError` → its status, anything else → 500, logged.
+ *
+ * The data epoch (ADR 0048): a request with `x-bda-want-data-epoch: 1` (the gateway's) gets the `data_epoch` read
+ * before its route runs, in `x-bda-data-epoch` (its 304s and errors too). The route's statements start after that
+ * read, so the answer is at least as new as the epoch it carries: the gateway may keep it under that epoch.
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery, type ParsedUrlQuery } from 'node:querystring';
@@ -32,6 +36,11 @@ export interface GetRoute {
    * `If-None-Match` and `Cache-Control`: identical requests of one event-loop turn share it (`SameTurnAnswers`).
    */
   handle(params: Record<string, string>, query: ParsedUrlQuery, headers: IncomingHttpHeaders): Promise<string | GetAnswer>;
+  /**
+   * false: the answer depends on more than the above (the clock), so it never carries a data epoch (ADR 0048) and the
+   * gateway never keeps it.
+   */
+  dataEpoch?: false;
 }
 
 /** An answer with more than a JSON body. */
@@ -51,6 +60,9 @@ export interface GetAnswer {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+/** The request header by which the gateway asks for an answer's data epoch (value `1`), and the answer's (ADR 0048). */
+const WANT_DATA_EPOCH = 'x-bda-want-data-epoch';
+const DATA_EPOCH = 'x-bda-data-epoch';
 
 /** The routes as an express router (same handlers), for apps that mount them among other express routes. */
 export function expressRouter(routes: readonly GetRoute[]): Router {
@@ -92,6 +104,11 @@ export interface PlainRouteOptions {
    * answered on its own when absent.
    */
   shared?: Counter;
+  /**
+   * Reads `data_epoch.epoch` (decimal), for requests that ask for it (`x-bda-want-data-epoch: 1`, ADR 0048). None: no
+   * answer carries an epoch.
+   */
+  dataEpoch?: () => Promise<string>;
 }
 
 export interface Compiled {
@@ -200,7 +217,7 @@ function serve(
     opts.duration.observe({ method: req.method, route: c.route.path, status: String(res.statusCode) }, seconds);
     opts.log({ reqId: id, method: req.method, path, status: res.statusCode, ms: Math.round(seconds * 100_000) / 100 });
   });
-  const run = (): Promise<string | GetAnswer> => {
+  const handle = (): Promise<string | GetAnswer> => {
     try {
       const params: Record<string, string> = {};
       for (let i = 0; i < c.names.length; i++) params[c.names[i]!] = decodeParam(c.names[i]!, m[i + 1]!);
@@ -209,9 +226,16 @@ function serve(
       return Promise.reject(err);
     }
   };
-  // The answer depends on the request target and, of the headers, on those the 304 decision reads (http-cache.ts).
+  const readEpoch = opts.dataEpoch;
+  const wantsEpoch = readEpoch !== undefined && req.headers[WANT_DATA_EPOCH] === '1' && c.route.dataEpoch !== false;
+  const run = wantsEpoch ? () => withDataEpoch(readEpoch, handle) : handle;
+  // The answer depends on the request target and, of the headers, on those the 304 decision reads (http-cache.ts),
+  // and on whether it carries the data epoch.
   const answer = sameTurn
-    ? sameTurn.answer(`${req.url}\n${req.headers['if-none-match'] ?? ''}\n${req.headers['cache-control'] ?? ''}`, run)
+    ? sameTurn.answer(
+        `${req.url}\n${req.headers['if-none-match'] ?? ''}\n${req.headers['cache-control'] ?? ''}${wantsEpoch ? '\n1' : ''}`,
+        run,
+      )
     : run();
   answer.then(
     (a) => {
@@ -220,8 +244,44 @@ function serve(
       if (status === 304) return writeNotModified(res, a.headers ?? {});
       writeBody(res, status, a.contentType ?? JSON_TYPE, a.body, a.headers);
     },
-    (err: unknown) => writeError(req, res, path, err, opts.logger),
+    (err: unknown) =>
+      err instanceof EpochedFailure
+        ? writeError(req, res, path, err.cause, opts.logger, err.epoch)
+        : writeError(req, res, path, err, opts.logger),
   );
+}
+
+/** A route's failure, with the data epoch read before the route ran (its error answer carries it). */
+class EpochedFailure {
+  constructor(
+    readonly cause: unknown,
+    readonly epoch: string,
+  ) {}
+}
+
+/**
+ * The route's answer with the data epoch read before the route started (sequentially: its statements begin after
+ * the epoch's, so what they read is at least that epoch's data). When the epoch cannot be read, the answer goes
+ * without it (the gateway then does not keep it).
+ */
+async function withDataEpoch(
+  readEpoch: () => Promise<string>,
+  handle: () => Promise<string | GetAnswer>,
+): Promise<string | GetAnswer> {
+  let epoch: string;
+  try {
+    epoch = await readEpoch();
+  } catch {
+    return handle();
+  }
+  let answer: string | GetAnswer;
+  try {
+    answer = await handle();
+  } catch (err) {
+    throw new EpochedFailure(err, epoch);
+  }
+  if (typeof answer === 'string') return { body: answer, headers: { [DATA_EPOCH]: epoch } };
+  return { ...answer, headers: { ...answer.headers, [DATA_EPOCH]: epoch } };
 }
 
 function writeNotModified(res: ServerResponse, headers: Readonly<Record<string, string>>): void {
@@ -279,10 +339,11 @@ function writeBody(
   res.end();
 }
 
-function writeError(req: IncomingMessage, res: ServerResponse, path: string, err: unknown, logger: Logger): void {
+function writeError(req: IncomingMessage, res: ServerResponse, path: string, err: unknown, logger: Logger, epoch?: string): void {
   const translated = translateDbError(err);
   if (translated !== err) logger.warn({ err, method: req.method, path }, 'database unavailable');
   const answer = toErrorAnswer(translated);
   if (answer.unexpected) logger.error({ err: translated, method: req.method, path }, 'unhandled error');
-  writeBody(res, answer.status, JSON_TYPE, JSON.stringify(answer.body), answer.headers);
+  const headers = epoch === undefined ? answer.headers : { ...answer.headers, [DATA_EPOCH]: epoch };
+  writeBody(res, answer.status, JSON_TYPE, JSON.stringify(answer.body), headers);
 }

@@ -96,9 +96,11 @@ export type ReadHandler<P extends string> = (req: ReadRequest<P>, res: ReadReply
 export class ReadRoutes {
   readonly routes: GetRoute[] = [];
 
-  get<P extends string>(path: P, handler: ReadHandler<P>): void {
+  /** `options.dataEpoch` false: an answer that depends on the clock (see `GetRoute.dataEpoch`). */
+  get<P extends string>(path: P, handler: ReadHandler<P>, options: Pick<GetRoute, 'dataEpoch'> = {}): void {
     this.routes.push({
       path,
+      ...options,
       async handle(params, query, headers) {
         const res = new ReadReply();
         await handler({ params: params as ReadRequest<P>['params'], query, headers }, res);

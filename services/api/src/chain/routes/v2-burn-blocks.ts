@@ -90,23 +90,27 @@ export function v2BurnBlocksRoutes(ctx: RouteContext): GetRoute[] {
     res.json(body);
   });
 
-  router.get('/extended/v2/blocks/average-times', async (_req, res) => {
-    const rows = await getAverageTimeRows(ctx.db);
-    const body: Record<string, number> = { last_1h: 0, last_24h: 0, last_7d: 0, last_30d: 0 };
-    for (const r of rows) {
-      if (r.first_height === null || r.tip_height === null) continue;
-      let n = r.tip_height - r.first_height + 1;
-      let from = r.prev_time;
-      if (from === null) {
-        n -= 1;
-        from = r.first_time;
+  router.get(
+    '/extended/v2/blocks/average-times',
+    async (_req, res) => {
+      const rows = await getAverageTimeRows(ctx.db);
+      const body: Record<string, number> = { last_1h: 0, last_24h: 0, last_7d: 0, last_30d: 0 };
+      for (const r of rows) {
+        if (r.first_height === null || r.tip_height === null) continue;
+        let n = r.tip_height - r.first_height + 1;
+        let from = r.prev_time;
+        if (from === null) {
+          n -= 1;
+          from = r.first_time;
+        }
+        body[r.window_name] = n > 0 ? (int(r.tip_time) - int(from)) / n : 0;
       }
-      body[r.window_name] = n > 0 ? (int(r.tip_time) - int(from)) / n : 0;
-    }
-    // Relative to the clock, not only to the tip: never cached.
-    noStore(res);
-    res.json(body);
-  });
+      // Relative to the clock, not only to the tip: never cached, and no data epoch (the gateway never keeps it).
+      noStore(res);
+      res.json(body);
+    },
+    { dataEpoch: false },
+  );
 
   router.get('/extended/v2/blocks/by-block-time/:timestamp', async (req, res) => {
     const raw = req.params.timestamp;
