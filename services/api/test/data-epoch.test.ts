@@ -51,6 +51,8 @@ describe('x-bda-data-epoch over the mocknet replay', () => {
   });
 
   it('sends the row’s epoch when asked, the new one after an update, and nothing when not asked', async () => {
+    // The replay's indexer ran without REDIS_URL: it never raised the epoch.
+    expect(await epochRow()).toBe('0');
     const paths = ['/extended/v1/block?limit=3', '/extended/v1/tx/mempool', '/v1/namespaces', '/extended'];
     for (const path of paths) {
       const asked = await api.get(path, { headers: WANT });

@@ -27,6 +27,15 @@ export async function fenceDataEpoch(trx: Knex.Transaction, fence: DataFence | u
 }
 
 /**
+ * A transaction of its own that only raises the epoch and fences it. For what changed the api's answers without a
+ * fence of its own: the migrations run at start-up (their transactions are knex's), so that answers kept before them
+ * stop being served as soon as the writer runs (not exactly at their commit: the gap is the start-up's).
+ */
+export async function fenceNow(db: Knex, fence: DataFence): Promise<void> {
+  await db.transaction((trx) => fenceDataEpoch(trx, fence));
+}
+
+/**
  * `writer.fence`, counted by outcome (`indexer_answer_fence_total`) and timed (`indexer_answer_fence_seconds`: how long
  * the commit waited for the gateway's workers).
  */

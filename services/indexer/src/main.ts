@@ -4,7 +4,7 @@ import { closeServer, createLogger, createMetricsRegistry, listen, ShutdownRegis
 import { createBus } from '@bda/bus';
 import { isDbReachable, migrateLatest } from '@bda/db';
 import { buildApp } from './build-app';
-import { meteredFence } from './data-epoch';
+import { fenceNow, meteredFence } from './data-epoch';
 import { loadIndexerEnv } from './env';
 import { Indexer } from './indexer';
 import { createIndexerDb } from './indexer-db';
@@ -41,6 +41,10 @@ async function main(): Promise<void> {
       })
     : undefined;
   await fenceWriter?.start();
+  const fence = fenceWriter && meteredFence(fenceWriter, metrics);
+  // The migrations above may have changed what the api answers (one that renders kept texts again): answers kept
+  // before them are retired now (ADR 0048).
+  if (fence) await fenceNow(db, fence);
   const indexer = new Indexer({
     db,
     bus,
@@ -51,7 +55,7 @@ async function main(): Promise<void> {
     maxBatchMs: env.INDEXER_MAX_BATCH_MS,
     bitcoinNetwork: env.BITCOIN_NETWORK,
     parking: { maxBlocks: env.INDEXER_PARKED_MAX_BLOCKS, maxBytes: env.INDEXER_PARKED_MAX_BYTES },
-    fence: fenceWriter && meteredFence(fenceWriter, metrics),
+    fence,
   });
   await indexer.start();
   registerIndexerGauges({ db, metrics, logger, status: () => indexer.status() });

@@ -11,6 +11,7 @@ import { createDb, migrateLatest } from '@bda/db';
 import { createTestDatabase, testInfra } from '@bda/test-support';
 import { PoisonMessageError } from '../src/apply-error';
 import { importBnsGenesis } from '../src/bns/genesis-import';
+import { runBnsImport } from '../src/cli/bns-import';
 import { loadIndexerEnv } from '../src/env';
 import { RecordApplier } from '../src/record-applier';
 import { stacksEventHandler } from '../src/stacks/stacks-event-handler';
@@ -61,12 +62,14 @@ describe('the indexer fences every transaction (ADR 0048)', () => {
   const prefix = `bda:fence:t${randomBytes(4).toString('hex')}:`;
   const keys = fenceKeys(prefix);
   let db: Knex;
+  let dbUrl: string;
   let redis: Redis;
   let writer: FenceWriter;
   let holder: FenceHolder;
 
   beforeAll(async () => {
-    db = createDb({ connectionString: await createTestDatabase(databaseUrl, 'idx_fence'), maxConnections: 4 });
+    dbUrl = await createTestDatabase(databaseUrl, 'idx_fence');
+    db = createDb({ connectionString: dbUrl, maxConnections: 4 });
     await migrateLatest(db);
     await loadColumnTypes(db);
     await db.schema.createTable('fence_items', (t) => t.integer('n').primary());
@@ -217,6 +220,20 @@ describe('the indexer fences every transaction (ADR 0048)', () => {
     expect(fenced).toEqual([before + 1, before + 2, before + 3, before + 4]);
     expect(await epochOf(db)).toBe(before + 4);
     expect(holder.servingEpoch()).toBe(before + 4);
+  });
+
+  it('fences once after the migrations and then each batch when the bns-import command has REDIS_URL', async () => {
+    const before = await epochOf(db);
+    const out: string[] = [];
+    const code = await runBnsImport([join(FIXTURES, 'bns-v1-import')], dbUrl, (line) => out.push(line), {
+      url: redisUrl,
+      prefix,
+      heartbeatMs: 1_000,
+    });
+    expect([code, out.length]).toEqual([0, 1]);
+    expect(await epochOf(db)).toBe(before + 1 + 4);
+    expect(Number(await redis.get(keys.epoch))).toBe(before + 5);
+    expect(holder.servingEpoch()).toBe(before + 5);
   });
 
   it('leaves data_epoch alone without a fence (no REDIS_URL)', async () => {

@@ -14,6 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { FenceWriter } from '@bda/answer-fence';
 import { createDb, migrateLatest } from '@bda/db';
 import { importBnsGenesis } from '../bns/genesis-import';
+import { fenceNow } from '../data-epoch';
 import { loadIndexerEnv } from '../env';
 
 /** Where the import fences its batches (the indexer's `REDIS_URL`, `ANSWER_FENCE_PREFIX`, heartbeat). */
@@ -41,6 +42,8 @@ export async function runBnsImport(
   try {
     await migrateLatest(db);
     await writer?.start();
+    // After the migrations (they may have changed answers), as the indexer does at start-up.
+    if (writer) await fenceNow(db, (epoch) => writer.fence(epoch));
     const counts = await importBnsGenesis(db, dir, writer && ((epoch) => writer.fence(epoch)));
     out(
       `bns-import: ${counts.namespaces} namespaces, ${counts.names} names, ${counts.zonefiles} zonefiles, ${counts.subdomains} subdomains new; ${counts.skipped} rows skipped`,
