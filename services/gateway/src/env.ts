@@ -154,6 +154,23 @@ export const envSchema = z.object({
   /** A Redis call slower than this counts as a failure and the local limiter decides. */
   REDIS_COMMAND_TIMEOUT_MS: positiveInt.default(250),
 
+  /**
+   * Bytes of api answers each process keeps in memory to serve repeats without asking the api (least recently used
+   * go first; ADR 0048). Only with REDIS_URL, where the answer fence runs: without it nothing is kept. 0 = off.
+   */
+  GATEWAY_ANSWER_CACHE_BYTES: nonNegativeInt.default(64 * 1024 * 1024),
+  /** Largest answer body kept; a bigger one still streams to its client, and is not kept. */
+  GATEWAY_ANSWER_CACHE_ENTRY_MAX_BYTES: positiveInt.default(1024 * 1024),
+  /**
+   * Lease each process asks of the answer fence (ms): an indexer commit waits at most this long for a process that
+   * does not acknowledge its fence (one cut off from Redis), so it bounds how long a commit may stall.
+   */
+  GATEWAY_ANSWER_CACHE_LEASE_MS: positiveInt.default(1_000),
+  /** A kept answer older than this is not served even when its data epoch is current (ms): a bound besides the fence. */
+  GATEWAY_ANSWER_CACHE_MAX_AGE_MS: positiveInt.default(5_000),
+  /** Prefix of the answer fence's Redis keys: the same in the indexer and every gateway of a deployment. */
+  ANSWER_FENCE_PREFIX: z.string().min(1).default('bda:fence:'),
+
   /** Rate limiting on/off (off only for benchmarks and local debugging). */
   RATE_LIMIT_ENABLED: envBoolean.default(true),
   /** Requests a minute per client IP without a key. */

@@ -140,6 +140,17 @@ export function createGatewayMetrics(registry: Registry) {
       help: 'Requests for the api answered with the upstream answer of an identical request of the same event-loop turn',
       registers,
     }),
+    answerCache: new HotCounter(
+      'gateway_answer_cache_total',
+      'Api reads by what the answer cache did (hit: served from memory; miss: forwarded, may be kept; bypass: the client asked for a fresh answer), and answers kept (kept)',
+      ['result'],
+      registers,
+    ),
+    answerCacheBytes: new Gauge({
+      name: 'gateway_answer_cache_bytes',
+      help: 'Bytes of api answers kept in memory (ADR 0048)',
+      registers,
+    }),
     upstreamRetries: new Counter({
       name: 'gateway_upstream_retries_total',
       help: 'Tries sent again to another member, by pool',

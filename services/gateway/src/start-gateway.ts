@@ -8,13 +8,15 @@ import {
   type Logger,
 } from '@bda/common';
 import { createDb } from '@bda/db';
+import { FenceHolder } from '@bda/answer-fence';
 import { buildAdminApp, buildApp, type GatewayDeps } from './build-app';
 import type { GatewayEnv } from './env';
 import { KeyStore } from './keys/key-store';
 import { createGatewayMetrics } from './metrics';
 import { attachFastPath } from './proxy/fast-path';
 import { isOwnPath, proxyRequest } from './proxy/gateway-handler';
-import { SameTurnForwards } from './proxy/same-turn-forwards';
+import { AnswerCache } from './proxy/answer-cache';
+import { SameTurnForwards, type KeptAnswers } from './proxy/same-turn-forwards';
 import { InvalidKeyBudget } from './rate-limit/invalid-key-budget';
 import { createLimiter } from './startup/create-limiter';
 import { createUpstreams } from './startup/create-upstreams';
@@ -40,6 +42,7 @@ export async function startGateway(env: GatewayEnv, logger: Logger, mode: 'singl
   const keys = await startKeyStore(env, logger, metrics, shutdown);
   const limiter = await createLimiter(env, mode, logger, metrics, shutdown);
   const upstreams = createUpstreams(env, logger, metrics, shutdown);
+  const kept = startAnswerCache(env, logger, metrics, shutdown);
 
   let ready = false;
   const deps: GatewayDeps = {
@@ -69,9 +72,15 @@ export async function startGateway(env: GatewayEnv, logger: Logger, mode: 'singl
     limiter,
     nodes: upstreams.nodes,
     api: upstreams.api,
-    sameTurn: env.GATEWAY_SHARE_ANSWERS
-      ? new SameTurnForwards({ maxBytes: env.GATEWAY_SHARE_MAX_BYTES, onShared: (n) => metrics.sharedAnswers.inc(n) })
-      : undefined,
+    sameTurn:
+      env.GATEWAY_SHARE_ANSWERS || kept
+        ? new SameTurnForwards({
+            share: env.GATEWAY_SHARE_ANSWERS,
+            maxBytes: env.GATEWAY_SHARE_MAX_BYTES,
+            onShared: (n) => metrics.sharedAnswers.inc(n),
+            kept,
+          })
+        : undefined,
     isReady: () => ready,
     isShuttingDown: () => shutdown.isShuttingDown,
     metricsText: mode === 'worker' ? clusterWorkerMetrics(registry, 'gateway') : undefined,
@@ -123,7 +132,14 @@ export async function startGateway(env: GatewayEnv, logger: Logger, mode: 'singl
   });
   logger.info({ host: env.GATEWAY_ADMIN_HOST, port: admin.port }, 'gateway admin listening');
   logger.info(
-    { port: publicSide.port, mode, redis: Boolean(env.REDIS_URL), nodes: env.NODE_RPC_URLS.length, apis: env.API_URLS.length },
+    {
+      port: publicSide.port,
+      mode,
+      redis: Boolean(env.REDIS_URL),
+      answerCache: kept !== undefined,
+      nodes: env.NODE_RPC_URLS.length,
+      apis: env.API_URLS.length,
+    },
     'gateway listening',
   );
   return { port: publicSide.port, adminPort: admin.port, shutdown };
@@ -150,6 +166,38 @@ function createAccessLogger(
   // The proxied requests' lines are built by hand (access-line.ts) and written straight to the writer, as pino would
   // write them, whenever pino would write them at all (level info or lower).
   return { accessLogger, accessSink: accessLogger.isLevelEnabled('info') ? writer : undefined };
+}
+
+/**
+ * The answers kept in memory (ADR 0048), when Redis is there for the answer fence and GATEWAY_ANSWER_CACHE_BYTES > 0:
+ * this process's fence holder (its own two Redis connections), started now and stopped (its lease given back) once the
+ * servers are drained, before the other Redis clients close. A fence empties the cache: every answer kept until then
+ * is older than what may be served.
+ */
+function startAnswerCache(
+  env: GatewayEnv,
+  logger: Logger,
+  metrics: ReturnType<typeof createGatewayMetrics>,
+  shutdown: ShutdownRegistry,
+): KeptAnswers | undefined {
+  if (!env.REDIS_URL || env.GATEWAY_ANSWER_CACHE_BYTES === 0) return undefined;
+  const cache = new AnswerCache(env.GATEWAY_ANSWER_CACHE_BYTES, (bytes) => metrics.answerCacheBytes.set(bytes));
+  const holder = new FenceHolder({
+    url: env.REDIS_URL,
+    prefix: env.ANSWER_FENCE_PREFIX,
+    leaseMs: env.GATEWAY_ANSWER_CACHE_LEASE_MS,
+    onFence: () => cache.clear(),
+    logger,
+  });
+  holder.start();
+  shutdown.register('work', 'answer fence', () => holder.stop());
+  return {
+    cache,
+    servingEpoch: () => holder.servingEpoch(),
+    maxAgeMs: env.GATEWAY_ANSWER_CACHE_MAX_AGE_MS,
+    entryMaxBytes: env.GATEWAY_ANSWER_CACHE_ENTRY_MAX_BYTES,
+    onResult: (result) => metrics.answerCache.inc(result),
+  };
 }
 
 /** The key store on its own small PostgreSQL pool, polling the key version for revocations. */

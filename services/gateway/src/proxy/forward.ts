@@ -3,6 +3,7 @@ import { BadGatewayError, GatewayTimeoutError, InputError, ServiceUnavailableErr
 import type { GatewayMetrics } from '../metrics';
 import type { Member, UpstreamPool } from '../node-pool/pool';
 import type { UpstreamHandler } from '../node-pool/upstream-connections';
+import { DATA_EPOCH } from './answer-cache';
 import { isCorsHeader } from './cors';
 
 /**
@@ -50,6 +51,19 @@ export interface ForwardContext {
   responseHeaders: string[];
   /** CORS is the gateway's (`cors.ts`): the upstream's `Access-Control-*` headers are dropped. */
   corsOwned?: boolean;
+  /** Sees the relayed answer (answer-cache.ts keeps it); not for broadcast routes. */
+  tap?: AnswerTap;
+}
+
+/**
+ * Sees an answer while it is relayed: its status and the upstream's headers as relayed (without the gateway's own and
+ * without `x-bda-data-epoch`, whose value comes apart), then each body chunk, then `end` once the body is complete
+ * (never called for an answer that broke or was cut).
+ */
+export interface AnswerTap {
+  head(status: number, statusText: string, headers: string[], epoch: string | undefined): void;
+  data(chunk: Buffer): void;
+  end(): void;
 }
 
 type Outcome = 'ok' | 'http_5xx' | 'connect_error' | 'timeout' | 'reset' | 'bad_response' | 'invalid_request';
@@ -158,7 +172,7 @@ export class Forwarder {
         this.metrics.upstreamTries.inc(this.pool.name, member.name, 'ok');
         this.pool.reportSuccess(member);
       }
-      r.attempt.relay(ctx.responseHeaders, ctx.corsOwned === true);
+      r.attempt.relay(ctx.responseHeaders, ctx.corsOwned === true, ctx.tap);
       return;
     }
     throw this.failure(last, ctx.tries === 0 && Date.now() < deadline);
@@ -308,6 +322,7 @@ class Attempt implements UpstreamHandler {
   private statusText = '';
   private rawHeaders: string[] = [];
   private held: Buffer[] | undefined;
+  private tap: AnswerTap | undefined;
   private complete = false;
   private bodyError = false;
   private timer: NodeJS.Timeout | undefined;
@@ -364,6 +379,7 @@ class Attempt implements UpstreamHandler {
   onData(chunk: Buffer): boolean {
     if (this.phase === 'relaying') {
       this.timer?.refresh();
+      this.tap?.data(chunk);
       if (this.res.write(chunk)) return true;
       this.res.once('drain', this.onClientDrain);
       return false;
@@ -375,7 +391,10 @@ class Attempt implements UpstreamHandler {
   onComplete(): void {
     this.complete = true;
     this.release();
-    if (this.phase === 'relaying') this.res.end();
+    if (this.phase === 'relaying') {
+      this.tap?.end();
+      this.res.end();
+    }
   }
 
   onError(err: Error): void {
@@ -390,16 +409,28 @@ class Attempt implements UpstreamHandler {
     else if (this.phase === 'held') this.bodyError = true;
   }
 
-  /** Writes the answer to the client with the gateway's own headers (rate limits, request id) first in line. */
-  relay(own: string[], corsOwned: boolean): void {
+  /**
+   * Writes the answer to the client with the gateway's own headers (rate limits, request id) first in line; the api's
+   * `x-bda-data-epoch` goes only to `tap`, never to a client.
+   */
+  relay(own: string[], corsOwned: boolean, tap?: AnswerTap): void {
     const raw = this.rawHeaders;
     const out: string[] = [];
+    let epoch: string | undefined;
     for (let i = 0; i < raw.length; i += 2) {
       const name = raw[i]!;
       const lower = name.toLowerCase();
       if (HOP_BY_HOP.has(lower) || (OWN_RESPONSE_HEADERS.has(lower) && setsHeader(own, lower))) continue;
       if (corsOwned && isCorsHeader(lower)) continue;
+      if (lower === DATA_EPOCH) {
+        epoch = raw[i + 1];
+        continue;
+      }
       out.push(name, raw[i + 1]!);
+    }
+    if (tap !== undefined) {
+      this.tap = tap;
+      tap.head(this.status, this.statusText, out.slice(), epoch);
     }
     for (let i = 0; i < own.length; i++) out.push(own[i]!);
     const res = this.res;
@@ -413,6 +444,10 @@ class Attempt implements UpstreamHandler {
     }
     if (this.complete) {
       this.phase = 'over';
+      if (tap !== undefined) {
+        if (held !== undefined) for (const chunk of held) tap.data(chunk);
+        tap.end();
+      }
       if (held === undefined) res.end();
       else if (held.length === 1) res.end(held[0]);
       else {
@@ -422,7 +457,12 @@ class Attempt implements UpstreamHandler {
       return;
     }
     this.phase = 'relaying';
-    if (held !== undefined) for (const chunk of held) res.write(chunk);
+    if (held !== undefined) {
+      for (const chunk of held) {
+        tap?.data(chunk);
+        res.write(chunk);
+      }
+    }
     this.timer = setTimeout(() => this.onTimer(this.idleMs), this.idleMs);
   }
 

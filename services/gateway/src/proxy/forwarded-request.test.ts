@@ -33,6 +33,10 @@ describe('forwardedHeaders', () => {
     'for=6.6.6.6',
     'x-api-key',
     'bda_secret',
+    'X-BDA-Want-Data-Epoch',
+    '1',
+    'x-bda-data-epoch',
+    '7',
     'Accept',
     'application/json',
   ];

@@ -3,9 +3,12 @@ import { isTrustedPeer, type TrustProxy } from './client-ip';
 import { isHopByHop } from './forward';
 
 // Request headers the gateway replaces or must not pass on: the forwarding headers are the gateway's to set, the key
-// is the gateway's to check, the length follows the body the gateway read.
+// is the gateway's to check, the length follows the body the gateway read, and the answer fence's headers (ADR 0048)
+// are between the gateway and the api only (a client's would make the api say an epoch the gateway did not ask for).
 const DROP_REQUEST = new Set([
   'host',
+  'x-bda-want-data-epoch',
+  'x-bda-data-epoch',
   'expect',
   'content-length',
   'x-api-key',

@@ -55,7 +55,10 @@ export interface HandlerDeps {
   limiter: Limiter | undefined;
   nodes: Forwarder;
   api: Forwarder;
-  /** Identical api reads of one event-loop turn share one upstream request (same-turn-forwards.ts); off when undefined. */
+  /**
+   * The path of api reads (same-turn-forwards.ts): kept answers served from memory (ADR 0048), identical reads of one
+   * event-loop turn sharing one upstream request (ADR 0033); undefined when both are off.
+   */
   sameTurn?: SameTurnForwards;
 }
 

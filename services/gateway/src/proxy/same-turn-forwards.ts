@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { BadGatewayError } from '@bda/common';
+import { AnswerKeeper, answerKey, wantsFresh, WANT_DATA_EPOCH, type AnswerCache } from './answer-cache';
 import type { UpstreamChoice } from './choose-upstream';
 import type { ForwardContext } from './forward';
 
@@ -11,20 +12,47 @@ interface Waiting {
   upstream: UpstreamChoice;
   headers: string[];
   ctx: ForwardContext;
+  /** Its answer may be kept (answer-cache.ts): the key it is kept under. */
+  keepAs: string | undefined;
   resolve(): void;
   reject(err: unknown): void;
 }
 
+/** The answers kept in memory (ADR 0048) and when they may be served. */
+export interface KeptAnswers {
+  cache: AnswerCache;
+  /** The fence holder's epoch now (`FenceHolder.servingEpoch`). */
+  servingEpoch: () => number | undefined;
+  /** A kept answer older than this (ms) is not served, whatever its epoch (GATEWAY_ANSWER_CACHE_MAX_AGE_MS). */
+  maxAgeMs: number;
+  /** Largest body kept (GATEWAY_ANSWER_CACHE_ENTRY_MAX_BYTES). */
+  entryMaxBytes: number;
+  /** Counts each api read by what the cache did for it (a metric). */
+  onResult?: (result: 'hit' | 'miss' | 'kept' | 'bypass') => void;
+}
+
 export interface SameTurnForwardsOptions {
+  /** Identical reads of one turn share one upstream request (GATEWAY_SHARE_ANSWERS); false: each is forwarded at once. */
+  share: boolean;
   /** Largest answer shared, in bytes; a bigger one is given up and each request forwarded on its own. */
   maxBytes: number;
   /** Called with the number of requests answered by another's upstream answer (a metric). */
   onShared?: (n: number) => void;
+  /** Answers kept and served from memory; undefined: none (no Redis, or GATEWAY_ANSWER_CACHE_BYTES=0). */
+  kept?: KeptAnswers;
 }
 
 /**
- * Identical reads for the api that reach the forwarding step in the same turn of the event loop share one upstream
- * request (issue 26, ADR 0033): at the end of the turn (`setImmediate`), a request alone is forwarded as always
+ * The path of every api read (GET or HEAD without a body) once it has passed its key check and rate limit.
+ *
+ * Kept answers first (ADR 0048, answer-cache.ts): a read whose identical twin's answer is kept, with the data epoch the
+ * fence holder serves now and younger than the maximum age, is answered from memory at once, as a shared answer is
+ * written (its own request id, rate-limit headers, CORS). Any other read asks the api for its answer's data epoch
+ * (`x-bda-want-data-epoch: 1`), and its answer is kept as it streams by when it may be (`AnswerKeeper`). A client that
+ * asks for a fresh answer (`no-cache`, `no-store`) is neither served from memory nor kept.
+ *
+ * Then, identical reads for the api that reach the forwarding step in the same turn of the event loop share one
+ * upstream request (issue 26, ADR 0033): at the end of the turn (`setImmediate`), a request alone is forwarded as always
  * (streamed, `Forwarder.forward`); two or more identical ones are forwarded once, the answer read whole, and each
  * client gets it with its own gateway headers (request id, rate limits, CORS). Every request has passed its own key
  * check and rate limit before it gets here, and writes its own access line.
@@ -45,7 +73,7 @@ export class SameTurnForwards {
     const groups = this.waiting;
     this.waiting = new Map();
     for (const group of groups.values()) {
-      if (group.length === 1) forwardAlone(group[0]!);
+      if (group.length === 1) this.forwardAlone(group[0]!);
       else void this.forwardShared(group);
     }
   };
@@ -60,10 +88,29 @@ export class SameTurnForwards {
     headers: string[],
     ctx: ForwardContext,
   ): Promise<void> {
-    const key = `${req.method}\n${upstream.url}\n${header(req, 'if-none-match')}\n${header(req, 'cache-control')}\n${header(req, 'accept-encoding')}`;
+    const key = answerKey(req, upstream.url);
+    const kept = this.opts.kept;
+    let keepAs: string | undefined;
+    if (kept !== undefined) {
+      if (wantsFresh(req)) kept.onResult?.('bypass');
+      else {
+        if (serveKept(kept, key, res, ctx.responseHeaders)) {
+          kept.onResult?.('hit');
+          return Promise.resolve();
+        }
+        kept.onResult?.('miss');
+        keepAs = key;
+        headers.push(WANT_DATA_EPOCH, '1');
+      }
+    }
+    if (!this.opts.share) {
+      return new Promise<void>((resolve, reject) =>
+        this.forwardAlone({ req, res, upstream, headers, ctx, keepAs, resolve, reject }),
+      );
+    }
     return new Promise<void>((resolve, reject) => {
       const group = this.waiting.get(key);
-      const w: Waiting = { req, res, upstream, headers, ctx, resolve, reject };
+      const w: Waiting = { req, res, upstream, headers, ctx, keepAs, resolve, reject };
       if (group) group.push(w);
       else this.waiting.set(key, [w]);
       if (!this.scheduled) {
@@ -76,7 +123,12 @@ export class SameTurnForwards {
   private async forwardShared(group: Waiting[]): Promise<void> {
     const first = group[0]!;
     const answer = new CollectedAnswer(this.opts.maxBytes);
-    const ctx: ForwardContext = { tries: 0, responseHeaders: [], corsOwned: first.ctx.corsOwned };
+    const ctx: ForwardContext = {
+      tries: 0,
+      responseHeaders: [],
+      corsOwned: first.ctx.corsOwned,
+      tap: this.keeper(first.keepAs),
+    };
     let outcome: 'complete' | 'broken' | 'too big';
     try {
       await first.upstream.forwarder.forward(
@@ -98,7 +150,7 @@ export class SameTurnForwards {
       return;
     }
     if (outcome === 'too big') {
-      for (const w of group) forwardAlone(w);
+      for (const w of group) this.forwardAlone(w);
       return;
     }
     this.opts.onShared?.(group.length - 1);
@@ -113,21 +165,48 @@ export class SameTurnForwards {
       }
     }
   }
+
+  /** Forwarded on its own, streamed to its client (and into the cache as it goes by, when it may be kept). */
+  private forwardAlone(w: Waiting): void {
+    w.ctx.tap = this.keeper(w.keepAs);
+    w.upstream.forwarder
+      .forward(w.req, w.res, w.upstream.url, w.upstream.route, w.headers, undefined, w.ctx)
+      .then(w.resolve, w.reject);
+  }
+
+  private keeper(keepAs: string | undefined): AnswerKeeper | undefined {
+    const kept = this.opts.kept;
+    if (kept === undefined || keepAs === undefined) return undefined;
+    return new AnswerKeeper(kept.cache, keepAs, {
+      entryMaxBytes: kept.entryMaxBytes,
+      servingEpoch: kept.servingEpoch,
+      onKept: () => kept.onResult?.('kept'),
+    });
+  }
 }
 
-function forwardAlone(w: Waiting): void {
-  w.upstream.forwarder
-    .forward(w.req, w.res, w.upstream.url, w.upstream.route, w.headers, undefined, w.ctx)
-    .then(w.resolve, w.reject);
+/**
+ * Writes the answer kept under `key` when it may be served now: its epoch is the one the fence holder serves, and it
+ * is not older than the maximum age. One that may not is let go (the read that follows keeps a fresh one).
+ */
+function serveKept(kept: KeptAnswers, key: string, res: ServerResponse, own: string[]): boolean {
+  const e = kept.cache.get(key);
+  if (e === undefined) return false;
+  if (e.epoch !== kept.servingEpoch() || performance.now() - e.storedAt > kept.maxAgeMs) {
+    kept.cache.delete(key);
+    return false;
+  }
+  writeAnswer(res, e, e.body, own);
+  return true;
 }
 
-function header(req: IncomingMessage, name: string): string {
-  const v = req.headers[name];
-  return v === undefined ? '' : Array.isArray(v) ? v.join(',') : v;
-}
-
-/** Writes a shared answer to one client: the upstream's headers but those the gateway sets itself for it, then its own. */
-function writeAnswer(res: ServerResponse, a: CollectedAnswer, body: Buffer, own: string[]): void {
+/** Writes a shared or kept answer to one client: the upstream's headers but those the gateway sets itself for it, then its own. */
+function writeAnswer(
+  res: ServerResponse,
+  a: { status: number; statusText: string; headers: string[] },
+  body: Buffer,
+  own: string[],
+): void {
   if (res.destroyed || res.headersSent) return;
   const ownNames = new Set<string>();
   for (let i = 0; i < own.length; i += 2) ownNames.add(own[i]!.toLowerCase());
