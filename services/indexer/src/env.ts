@@ -55,9 +55,13 @@ export const indexerEnvSchema = z.object({
   /**
    * Redis shared with the gateway's workers. Set: every transaction raises `data_epoch` and fences it there before
    * committing (ADR 0048), so that the gateway may serve kept answers. Unset: no fence, and no gateway serves kept
-   * answers (none is granted a lease).
+   * answers (none is granted a lease). Empty counts as unset.
    */
-  REDIS_URL: z.string().url().optional(),
+  REDIS_URL: z
+    .string()
+    .transform((v) => v || undefined)
+    .pipe(z.string().url().optional())
+    .optional(),
   /** Prefix of the answer fence's Redis keys: the same in the indexer and the gateway of one deployment. */
   ANSWER_FENCE_PREFIX: z.string().min(1).default('bda:fence:'),
   /**

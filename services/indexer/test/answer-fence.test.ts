@@ -239,6 +239,9 @@ describe('the indexer fences every transaction (ADR 0048)', () => {
   it('leaves data_epoch alone without a fence (no REDIS_URL)', async () => {
     const env = loadIndexerEnv({});
     expect(env.REDIS_URL).toBeUndefined();
+    expect(loadIndexerEnv({ REDIS_URL: '' }).REDIS_URL).toBeUndefined();
+    expect(loadIndexerEnv({ REDIS_URL: 'redis://r:6379' }).REDIS_URL).toBe('redis://r:6379');
+    expect(() => loadIndexerEnv({ REDIS_URL: 'not a url' })).toThrow();
     expect(env.ANSWER_FENCE_PREFIX).toBe('bda:fence:');
     expect(env.INDEXER_FENCE_HEARTBEAT_MS).toBe(3_000);
 
