@@ -131,10 +131,10 @@ export function proxyRequest(deps: HandlerDeps): (req: IncomingMessage, res: Ser
       info.target = upstream.target;
       const body = await readRequestBody(req, upstream.route.bodyLimit, config.bodyTimeoutMs);
       if (body === 'aborted') return;
-      const headers = forwardedHeaders(req, ip, config.trustProxy, body);
+      const headers = () => forwardedHeaders(req, ip, config.trustProxy, body);
       const shareable = upstream.target === 'api' && body === undefined && (req.method === 'GET' || req.method === 'HEAD');
       if (shareable && deps.sameTurn) await deps.sameTurn.forward(req, res, upstream, headers, ctx);
-      else await upstream.forwarder.forward(req, res, upstream.url, upstream.route, headers, body, ctx);
+      else await upstream.forwarder.forward(req, res, upstream.url, upstream.route, headers(), body, ctx);
     };
     steps().catch((err: unknown) => {
       if (err instanceof RateLimitedError) info.limited = true;

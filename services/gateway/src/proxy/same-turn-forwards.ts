@@ -80,12 +80,15 @@ export class SameTurnForwards {
 
   constructor(private readonly opts: SameTurnForwardsOptions) {}
 
-  /** Forwards `req` at the end of this turn, with the identical requests of the turn. */
+  /**
+   * Answers `req` from memory, or forwards it at the end of this turn with the identical requests of the turn.
+   * `forwardedHeaders` makes the headers sent upstream (forwarded-request.ts): only when the request is forwarded.
+   */
   forward(
     req: IncomingMessage,
     res: ServerResponse,
     upstream: UpstreamChoice,
-    headers: string[],
+    forwardedHeaders: () => string[],
     ctx: ForwardContext,
   ): Promise<void> {
     const key = answerKey(req, upstream.url);
@@ -100,9 +103,10 @@ export class SameTurnForwards {
         }
         kept.onResult?.('miss');
         keepAs = key;
-        headers.push(WANT_DATA_EPOCH, '1');
       }
     }
+    const headers = forwardedHeaders();
+    if (keepAs !== undefined) headers.push(WANT_DATA_EPOCH, '1');
     if (!this.opts.share) {
       return new Promise<void>((resolve, reject) =>
         this.forwardAlone({ req, res, upstream, headers, ctx, keepAs, resolve, reject }),
