@@ -23,11 +23,17 @@
  *        BENCH_NGINX=0          leave out the `nginx` door (Debian's nginx, one worker per core, keep-alive upstream,
  *                               no access log, no key, no limit), measured by default when nginx is installed: the
  *                               cheapest HTTP door, in the same rounds, to show what any proxy hop costs here
+ *        BENCH_INDEXER=0        no indexer: nothing fences, so no gateway keeps answers (ADR 0048); by default the
+ *                               indexer runs as deployed (idle: nothing new arrives), fencing on the same Redis
+ *        BENCH_COMMIT_MS=<ms>   a stand-in for the indexer's commits during the runs: every <ms>, a transaction raises
+ *                               `data_epoch` and fences it before committing, as each indexer transaction does, so
+ *                               the gateways drop what they kept and ask the api again
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
+import { FenceWriter } from '@bda/answer-fence';
 import { createDb, migrateLatest } from '@bda/db';
 import { createKey } from '@bda/gateway';
 import { freePorts, startPostgres, startRedis } from '@bda/test-support';
@@ -44,6 +50,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF ? resolve(process.env.BENCH_CPU_PROF) : undefined;
 const BASELINE = process.env.BENCH_BASELINE ? resolve(process.env.BENCH_BASELINE) : undefined;
 const ENDPOINTS = new Set((process.env.BENCH_ENDPOINTS ?? 'extended,block').split(','));
+const WITH_INDEXER = process.env.BENCH_INDEXER !== '0';
+const COMMIT_MS = process.env.BENCH_COMMIT_MS ? Number(process.env.BENCH_COMMIT_MS) : undefined;
 
 /** Whether the `nginx` door is measured: nginx installed and not left out with BENCH_NGINX=0. */
 function withNginx(): boolean {
@@ -136,6 +144,45 @@ function startGatewayAt(root: string, env: NodeJS.ProcessEnv): ServiceProcess {
   return { name: 'gateway', child, exited };
 }
 
+/**
+ * Every `ms`, one transaction raises `data_epoch` and fences the new epoch before it commits: what each indexer
+ * transaction does last (RecordApplier), without changing anything else the api reads.
+ */
+async function startCommits(
+  databaseUrl: string,
+  redisUrl: string,
+  ms: number,
+): Promise<{ stop(): Promise<void>; count(): number; fenceMs(): number[] }> {
+  const db = createDb({ connectionString: databaseUrl, maxConnections: 1 });
+  const writer = new FenceWriter({ url: redisUrl, id: 'bench-commits' });
+  await writer.start();
+  let n = 0;
+  let running = true;
+  const durations: number[] = [];
+  const loop = (async () => {
+    while (running) {
+      await new Promise((r) => setTimeout(r, ms));
+      await db.transaction(async (trx) => {
+        const [row] = (await trx('data_epoch').increment('epoch', 1).returning('epoch')) as Array<{ epoch: string }>;
+        const t0 = performance.now();
+        await writer.fence(Number(row!.epoch));
+        durations.push(performance.now() - t0);
+      });
+      n++;
+    }
+  })();
+  return {
+    count: () => n,
+    fenceMs: () => durations,
+    async stop() {
+      running = false;
+      await loop;
+      await writer.stop();
+      await db.destroy();
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const reuse = process.env.BENCH_REUSE;
   if (!reuse) throw new BenchInvalidError('BENCH_REUSE=<dir of a BENCH_KEEP=1 run of bench/api/chain-reads.ts> is required');
@@ -155,7 +202,7 @@ async function main(): Promise<void> {
 
     const gateways = variants();
     const nginxWanted = withNginx();
-    const ports = await freePorts(2 + 2 * gateways.length);
+    const ports = await freePorts(3 + 2 * gateways.length);
     const apiPort = ports[0]!;
     const quiet = () => {};
     const common = { DATABASE_URL: databaseUrl, KAFKA_BROKERS: '', REDIS_URL: undefined };
@@ -166,6 +213,18 @@ async function main(): Promise<void> {
     );
     procs.push(api);
     await waitForHttp(`http://127.0.0.1:${apiPort}/readyz`);
+    if (WITH_INDEXER) {
+      // As deployed: the indexer fences its commits on the gateways' Redis (ADR 0048). Nothing new arrives on its
+      // bus, so it only keeps its heartbeat; without it no gateway would keep an answer.
+      const indexerPort = ports[2 + 2 * gateways.length]!;
+      const indexer = startService(
+        'indexer',
+        { ...common, LOG_LEVEL: 'warn', REDIS_URL: redis.url, INDEXER_PORT: String(indexerPort), INDEXER_HOST: '127.0.0.1' },
+        quiet,
+      );
+      procs.push(indexer);
+      await waitForHttp(`http://127.0.0.1:${indexerPort}/readyz`, 120_000, () => indexer.child.exitCode === null);
+    }
     const started: Array<{ label: string; port: number; proc: ServiceProcess }> = [];
     for (const [i, g] of gateways.entries()) {
       const port = ports[1 + 2 * i]!;
@@ -222,12 +281,21 @@ async function main(): Promise<void> {
       ...started.map((g) => ({ name: g.label, port: g.port, headers: { 'x-api-key': key }, pid: g.proc.child.pid })),
       ...(nginx ? [{ name: 'nginx (no key, no limit)', port: nginx.port, headers: {}, pid: nginx.pid }] : []),
     ];
-    for (const s of scenarios)
-      for (const t of targets) {
-        const res = await fetch(`http://127.0.0.1:${t.port}${s.path}`, { headers: t.headers });
-        if (res.status !== 200) throw new BenchInvalidError(`${t.name} ${s.path} answered ${res.status}: ${await res.text()}`);
-        await res.arrayBuffer();
-      }
+    // Every door gives the api's own answer, byte for byte, the first time and the next (kept) time.
+    for (const s of scenarios) {
+      const expected = await (await fetch(`http://127.0.0.1:${apiPort}${s.path}`)).text();
+      for (const t of targets)
+        for (let i = 0; i < 2; i++) {
+          const res = await fetch(`http://127.0.0.1:${t.port}${s.path}`, { headers: t.headers });
+          const body = await res.text();
+          if (res.status !== 200) throw new BenchInvalidError(`${t.name} ${s.path} answered ${res.status}: ${body}`);
+          if (body !== expected) throw new BenchInvalidError(`${t.name} ${s.path} answered another body than the api`);
+          if ([...res.headers.keys()].some((h) => h.startsWith('x-bda-')))
+            throw new BenchInvalidError(`${t.name} leaked x-bda-*`);
+        }
+    }
+    const commits = COMMIT_MS === undefined ? undefined : await startCommits(databaseUrl, redis.url, COMMIT_MS);
+    if (commits) stops.unshift(() => commits.stop());
     console.log(
       `${availableParallelism()} cores shared by wrk, the api (one worker), the gateway(s), PostgreSQL and Redis; ` +
         `${hasWrk() ? 'wrk' : 'node generator'}, ${CONNECTIONS} connections, ${SECONDS} s a run; load average ${loadavg()[0]!.toFixed(2)}`,
@@ -276,6 +344,14 @@ async function main(): Promise<void> {
       byTarget.flatMap((rs, ti) => (rs.some((r) => r.load.errors > 0) ? [`${scenarios[si]!.name} ${targets[ti]!.name}`] : [])),
     );
     if (failing.length > 0) throw new BenchInvalidError(`error answers under load: ${failing.join(', ')}`);
+    if (commits) {
+      const d = [...commits.fenceMs()].sort((a, b) => a - b);
+      const at = (q: number) => d[Math.min(d.length - 1, Math.floor(q * d.length))]!.toFixed(2);
+      console.log(
+        `${commits.count()} stand-in commits, one every ${COMMIT_MS} ms, each fenced before it committed; ` +
+          `fence: median ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${d[d.length - 1]!.toFixed(2)} ms`,
+      );
+    }
     console.log(
       `\n${new Date().toISOString()}, load average ${loadavg()[0]!.toFixed(2)}: median (min–max) of ${ROUNDS} alternating round(s); ratios taken within each round`,
     );
