@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { freePort, startRedis, testInfra, type RunningRedis } from '@bda/test-support';
 import { FenceHolder, FenceWriter, fenceKeys } from '../src';
