@@ -27,6 +27,23 @@ export async function fenceDataEpoch(trx: Knex.Transaction, fence: DataFence | u
 }
 
 /**
+ * Before migrations run: fences the epoch after the database's, in Redis only. Every gateway worker then serves and
+ * keeps nothing until a transaction gives the database that epoch (`fenceNow` after the migrations): no answer read
+ * while a migration changes the data is ever kept, and none kept before is served (ADR 0048). A database without the
+ * table yet (first start) has no epoch any gateway could have kept an answer under. Never throws.
+ */
+export async function fenceBeforeMigrations(db: Knex, fence: DataFence): Promise<void> {
+  let row: { epoch: string } | undefined;
+  try {
+    if (!(await db.schema.hasTable('data_epoch'))) return;
+    row = (await db('data_epoch').first('epoch')) as { epoch: string } | undefined;
+  } catch {
+    return; // the migrations will say what is wrong with the database
+  }
+  if (row) await fence(Number(row.epoch) + 1);
+}
+
+/**
  * A transaction of its own that only raises the epoch and fences it. For what changed the api's answers without a
  * fence of its own: the migrations run at start-up (their transactions are knex's), so that answers kept before them
  * stop being served as soon as the writer runs (not exactly at their commit: the gap is the start-up's).

@@ -4,7 +4,7 @@ import { closeServer, createLogger, createMetricsRegistry, listen, ShutdownRegis
 import { createBus } from '@bda/bus';
 import { isDbReachable, migrateLatest } from '@bda/db';
 import { buildApp } from './build-app';
-import { fenceNow, meteredFence } from './data-epoch';
+import { fenceBeforeMigrations, fenceNow, meteredFence } from './data-epoch';
 import { loadIndexerEnv } from './env';
 import { Indexer } from './indexer';
 import { createIndexerDb } from './indexer-db';
@@ -20,17 +20,7 @@ async function main(): Promise<void> {
   shutdown.installSignalHandlers();
   const metrics = createMetricsRegistry('indexer');
   const db = createIndexerDb(env.DATABASE_URL, logger);
-  await migrateLatest(db);
-  await loadColumnTypes(db);
-  const bus = createBus({
-    kafkaBrokers: env.KAFKA_BROKERS,
-    databaseUrl: env.BUS_DATABASE_URL ?? env.DATABASE_URL,
-    clientId: 'indexer',
-    logger,
-    kafkaSessionTimeoutMs: env.INDEXER_KAFKA_SESSION_TIMEOUT_MS,
-    topicPrefix: env.BUS_TOPIC_PREFIX || undefined,
-  });
-  // Started before consuming: the first transaction already fences (ADR 0048).
+  // Started before the migrations and before consuming: both are fenced (ADR 0048).
   const fenceWriter = env.REDIS_URL
     ? new FenceWriter({
         url: env.REDIS_URL,
@@ -42,8 +32,18 @@ async function main(): Promise<void> {
     : undefined;
   await fenceWriter?.start();
   const fence = fenceWriter && meteredFence(fenceWriter, metrics);
-  // The migrations above may have changed what the api answers (one that renders kept texts again): answers kept
-  // before them are retired now (ADR 0048).
+  if (fence) await fenceBeforeMigrations(db, fence);
+  await migrateLatest(db);
+  await loadColumnTypes(db);
+  const bus = createBus({
+    kafkaBrokers: env.KAFKA_BROKERS,
+    databaseUrl: env.BUS_DATABASE_URL ?? env.DATABASE_URL,
+    clientId: 'indexer',
+    logger,
+    kafkaSessionTimeoutMs: env.INDEXER_KAFKA_SESSION_TIMEOUT_MS,
+    topicPrefix: env.BUS_TOPIC_PREFIX || undefined,
+  });
+  // The migrations may have changed what the api answers: from this commit on, gateways keep answers again.
   if (fence) await fenceNow(db, fence);
   const indexer = new Indexer({
     db,

@@ -11,6 +11,7 @@ import { createDb, migrateLatest } from '@bda/db';
 import { createTestDatabase, testInfra } from '@bda/test-support';
 import { PoisonMessageError } from '../src/apply-error';
 import { importBnsGenesis } from '../src/bns/genesis-import';
+import { fenceBeforeMigrations, fenceNow } from '../src/data-epoch';
 import { runBnsImport } from '../src/cli/bns-import';
 import { loadIndexerEnv } from '../src/env';
 import { RecordApplier } from '../src/record-applier';
@@ -234,6 +235,31 @@ describe('the indexer fences every transaction (ADR 0048)', () => {
     expect(await epochOf(db)).toBe(before + 1 + 4);
     expect(Number(await redis.get(keys.epoch))).toBe(before + 5);
     expect(holder.servingEpoch()).toBe(before + 5);
+  });
+
+  it('serves and keeps nothing while migrations run: the epoch after the database is fenced before them', async () => {
+    await until(async () => holder.servingEpoch() === (await epochOf(db)), 'the holder serves the database epoch');
+    const n = await epochOf(db);
+    await fenceBeforeMigrations(db, (epoch) => writer.fence(epoch));
+    // Holders are past the database: no kept answer (epoch n) is served, and an answer read now (epoch n) is not kept.
+    expect(holder.servingEpoch()).toBe(n + 1);
+    expect(await epochOf(db)).toBe(n);
+    await migrateLatest(db);
+    await fenceNow(db, (epoch) => writer.fence(epoch));
+    // The first commit after them meets the holders: answers read from now on (epoch n + 1) are kept again.
+    expect(await epochOf(db)).toBe(n + 1);
+    expect(holder.servingEpoch()).toBe(n + 1);
+  });
+
+  it('fences nothing before the migrations of a database that has no data_epoch yet', async () => {
+    const fresh = createDb({ connectionString: await createTestDatabase(databaseUrl, 'idx_fence_new'), maxConnections: 1 });
+    try {
+      const fenced: number[] = [];
+      await fenceBeforeMigrations(fresh, async (epoch) => fenced.push(epoch));
+      expect(fenced).toEqual([]);
+    } finally {
+      await fresh.destroy();
+    }
   });
 
   it('leaves data_epoch alone without a fence (no REDIS_URL)', async () => {

@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { FenceWriter } from '@bda/answer-fence';
 import { createDb, migrateLatest } from '@bda/db';
 import { importBnsGenesis } from '../bns/genesis-import';
-import { fenceNow } from '../data-epoch';
+import { fenceBeforeMigrations, fenceNow } from '../data-epoch';
 import { loadIndexerEnv } from '../env';
 
 /** Where the import fences its batches (the indexer's `REDIS_URL`, `ANSWER_FENCE_PREFIX`, heartbeat). */
@@ -40,9 +40,10 @@ export async function runBnsImport(
   const db = createDb({ connectionString: databaseUrl, maxConnections: 2, applicationName: 'bns-import' });
   const writer = fence && new FenceWriter({ ...fence, id: `bns-import-${randomUUID().slice(0, 8)}` });
   try {
-    await migrateLatest(db);
     await writer?.start();
-    // After the migrations (they may have changed answers), as the indexer does at start-up.
+    // Around the migrations (they may change answers), as the indexer does at start-up.
+    if (writer) await fenceBeforeMigrations(db, (epoch) => writer.fence(epoch));
+    await migrateLatest(db);
     if (writer) await fenceNow(db, (epoch) => writer.fence(epoch));
     const counts = await importBnsGenesis(db, dir, writer && ((epoch) => writer.fence(epoch)));
     out(
