@@ -29,7 +29,7 @@ function header(req: IncomingMessage, name: string): string {
 }
 
 /** An api answer kept whole: as `CollectedAnswer` keeps a shared one, with the data epoch it was computed at. */
-export interface KeptAnswer {
+interface KeptAnswer {
   status: number;
   statusText: string;
   /** The upstream's headers as relayed (flat name/value pairs), without the gateway's own and without the epoch. */
@@ -112,7 +112,7 @@ export class AnswerCache {
   }
 }
 
-export interface KeeperLimits {
+interface KeeperLimits {
   /** Largest body kept (GATEWAY_ANSWER_CACHE_ENTRY_MAX_BYTES). */
   entryMaxBytes: number;
   /** The fence holder's epoch now (undefined: nothing may be kept or served). */
