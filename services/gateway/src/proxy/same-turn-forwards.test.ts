@@ -79,11 +79,10 @@ describe('SameTurnForwards with kept answers', () => {
     });
   });
 
-  it('forwards, asking for the epoch, when the kept answer is of another epoch, too old, or nothing is served', async () => {
+  it('forwards, asking for the epoch, when the kept answer is of another epoch or too old', async () => {
     const cases: Array<[number, number, number | undefined]> = [
       [10, 2, 3], // an older epoch than the one served
       [6_000, 3, 3], // older than GATEWAY_ANSWER_CACHE_MAX_AGE_MS
-      [10, 3, undefined], // no lease: nothing is served
     ];
     for (const [ago, epoch, now] of cases) {
       serving = now;
@@ -93,6 +92,17 @@ describe('SameTurnForwards with kept answers', () => {
       expect(written).toEqual({});
       expect(sent).toEqual([['accept', '*/*', 'x-bda-want-data-epoch', '1']]);
     }
+  });
+
+  it('forwards without asking for the epoch when the holder has no lease (nothing may be served or kept)', async () => {
+    serving = undefined;
+    results.length = 0;
+    const { res, written } = recorder();
+    const { choice, sent } = upstream();
+    await setup(10, 3).forward(req, res, choice, () => ['accept', '*/*'], ctx());
+    expect(written).toEqual({});
+    expect(sent).toEqual([['accept', '*/*']]);
+    expect(results).toEqual(['miss']);
   });
 
   it('neither serves nor asks for the epoch when the client wants a fresh answer', async () => {

@@ -96,7 +96,11 @@ export class SameTurnForwards {
     let keepAs: string | undefined;
     if (kept !== undefined) {
       if (wantsFresh(req)) kept.onResult?.('bypass');
-      else {
+      else if (kept.servingEpoch() === undefined) {
+        // No lease (no writer fences, Redis away): nothing may be served or kept, so the api is not asked for the
+        // epoch either.
+        kept.onResult?.('miss');
+      } else {
         if (serveKept(kept, key, res, ctx.responseHeaders)) {
           kept.onResult?.('hit');
           return Promise.resolve();
