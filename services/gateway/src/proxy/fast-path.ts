@@ -449,7 +449,9 @@ class FastResponse extends EventEmitter {
   }
 
   destroy(): this {
-    if (this.destroyed) return this;
+    // Once the answer is written whole the socket belongs to the connection's next exchange: nothing of this one
+    // may close it.
+    if (this.destroyed || this.over) return this;
     this.destroyed = true;
     this.conn.socket.destroy();
     return this;

@@ -392,6 +392,13 @@ class Attempt implements UpstreamHandler {
     this.complete = true;
     this.release();
     if (this.phase === 'relaying') {
+      // The exchange is over: its silence timer must not fire later on a connection that has moved on (it destroyed
+      // the client's keep-alive connection one try timeout after every answer relayed while it arrived).
+      this.phase = 'over';
+      if (this.timer !== undefined) {
+        clearTimeout(this.timer);
+        this.timer = undefined;
+      }
       this.tap?.end();
       this.res.end();
     }
