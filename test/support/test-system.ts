@@ -100,8 +100,8 @@ export class TestSystem {
         return {
           ...common,
           GATEWAY_PORT: String(this.ports.gateway),
-          // Its admin listener (/metrics) on any free port: the default (3998) is one per host.
-          GATEWAY_ADMIN_PORT: '0',
+          // Its admin listener (/metrics) on any free port unless the test names one: the default (3998) is one per host.
+          GATEWAY_ADMIN_PORT: this.opts.env?.GATEWAY_ADMIN_PORT ?? '0',
           HOST: '127.0.0.1',
           GATEWAY_WORKERS: '1',
           API_URLS: this.apiUrl,
