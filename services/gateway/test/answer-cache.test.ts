@@ -37,6 +37,14 @@ interface Seen {
  * `/extended/big` is 3,000 bytes, `/extended/cookie` sets a cookie, `/extended/private` is `Cache-Control: private`;
  * anything else is a small JSON answer with an ETag of its version (304 to a matching `If-None-Match`).
  */
+/** The indexer's order: fence the next epoch, then commit it (the api answers from the new version from then on). */
+async function commitNext(writer: FenceWriter, api: VersionedApi): Promise<number> {
+  const epoch = api.version + 1;
+  await writer.fence(epoch);
+  api.version = epoch;
+  return epoch;
+}
+
 class VersionedApi {
   version = 0;
   readonly received: Seen[] = [];
@@ -130,15 +138,7 @@ describe('gateway: api answers kept behind the answer fence (ADR 0048)', () => {
   let one: GatewayProcess;
   let pair: GatewayProcess[] = [];
   let off: GatewayProcess;
-  let epoch = 0;
-
-  /** The indexer's order: fence the new epoch, then commit (the api answers from the new version from then on). */
-  async function commit(): Promise<number> {
-    epoch++;
-    await writer.fence(epoch);
-    api.version = epoch;
-    return epoch;
-  }
+  const commit = () => commitNext(writer, api);
 
   beforeAll(async () => {
     const { databaseUrl, redisUrl } = testInfra();
@@ -316,14 +316,7 @@ describe('gateway: answers kept while Redis goes away and comes back, keys and l
   let writer: FenceWriter;
   let gw: GatewayProcess;
   let databaseUrl: string;
-  let epoch = 0;
-
-  async function commit(): Promise<number> {
-    epoch++;
-    await writer.fence(epoch);
-    api.version = epoch;
-    return epoch;
-  }
+  const commit = () => commitNext(writer, api);
 
   beforeAll(async () => {
     redisPort = await freePort();
