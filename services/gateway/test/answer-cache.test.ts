@@ -211,6 +211,9 @@ describe('gateway: api answers kept behind the answer fence (ADR 0048)', () => {
       10_000,
       'an access line for each answer from memory',
     );
+    // Each says it was a kept answer, with no upstream and no try.
+    const lines = one.logs().filter((l) => l.msg === 'request' && String(l.reqId).startsWith('rep-'));
+    expect(lines.map((l) => [l.kept, l.upstream, l.tries])).toEqual(Array(6).fill([true, undefined, undefined]));
   });
 
   it('never answers older than the last commit, over 50 commits on two gateways of two workers, and hits between them', async () => {

@@ -26,6 +26,7 @@ const full: AccessLine = {
   tries: 2,
   limited: true,
   aborted: true,
+  kept: true,
 };
 
 describe('accessLine', () => {
@@ -42,6 +43,7 @@ describe('accessLine', () => {
       tries: undefined,
       limited: undefined,
       aborted: undefined,
+      kept: undefined,
       target: 'gateway',
     };
     expect(accessLine(lean, 5)).toBe(pinoLine(lean, 5));

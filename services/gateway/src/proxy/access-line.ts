@@ -14,6 +14,8 @@ export interface AccessLine {
   tries: number | undefined;
   limited: boolean | undefined;
   aborted: boolean | undefined;
+  /** Answered from a kept answer (ADR 0048). */
+  kept: boolean | undefined;
 }
 
 /**
@@ -32,5 +34,6 @@ export function accessLine(l: AccessLine, now: number = Date.now()): string {
   if (l.tries !== undefined) s += `,"tries":${l.tries}`;
   if (l.limited !== undefined) s += `,"limited":${l.limited}`;
   if (l.aborted !== undefined) s += `,"aborted":${l.aborted}`;
+  if (l.kept !== undefined) s += `,"kept":${l.kept}`;
   return `${s},"msg":"request"}\n`;
 }

@@ -53,6 +53,8 @@ export interface ForwardContext {
   corsOwned?: boolean;
   /** Sees the relayed answer (answer-cache.ts keeps it); not for broadcast routes. */
   tap?: AnswerTap;
+  /** Answered from the answers the gateway keeps (ADR 0048): no upstream was asked (the access line says so). */
+  kept?: boolean;
 }
 
 /**

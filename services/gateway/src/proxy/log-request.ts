@@ -53,6 +53,7 @@ export function logRequest(
       tries: ctx.tries || undefined,
       limited: info.limited,
       aborted: res.writableFinished ? undefined : true,
+      kept: ctx.kept,
     };
     if (deps.sink) deps.sink.write(accessLine(line));
     else deps.logger.info(line, 'request');

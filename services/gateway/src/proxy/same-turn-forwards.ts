@@ -101,7 +101,7 @@ export class SameTurnForwards {
         // epoch either.
         kept.onResult?.('miss');
       } else {
-        if (serveKept(kept, key, res, ctx.responseHeaders)) {
+        if (serveKept(kept, key, res, ctx)) {
           kept.onResult?.('hit');
           return Promise.resolve();
         }
@@ -197,14 +197,16 @@ export class SameTurnForwards {
  * Writes the answer kept under `key` when it may be served now: its epoch is the one the fence holder serves, and it
  * is not older than the maximum age. One that may not is let go (the read that follows keeps a fresh one).
  */
-function serveKept(kept: KeptAnswers, key: string, res: ServerResponse, own: string[]): boolean {
+function serveKept(kept: KeptAnswers, key: string, res: ServerResponse, ctx: ForwardContext): boolean {
   const e = kept.cache.get(key);
   if (e === undefined) return false;
   if (e.epoch !== kept.servingEpoch() || performance.now() - e.storedAt > kept.maxAgeMs) {
     kept.cache.delete(key);
     return false;
   }
-  writeAnswer(res, e, e.body, own);
+  // Before the answer is written: its access line is made as it ends (at once, on the fast path).
+  ctx.kept = true;
+  writeAnswer(res, e, e.body, ctx.responseHeaders);
   return true;
 }
 
