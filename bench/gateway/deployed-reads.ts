@@ -19,7 +19,7 @@
  *        BENCH_BUNDLE=<dir>     the gateway under test from a built bundle (`node scripts/build.mjs --outdir <dir>`), as
  *                               production runs it; a BENCH_BASELINE holding `gateway.mjs` is a bundle too
  *        BENCH_CPU_PROF=<dir>   V8 CPU profiles of the gateways' processes (`bench/proxy/profile-summary.ts`)
- *        BENCH_ENDPOINTS=extended,block
+ *        BENCH_ENDPOINTS=extended,block   (also `blocks`: every block by height in turn, rarely the same twice)
  *        BENCH_NGINX=0          leave out the `nginx` door (Debian's nginx, one worker per core, keep-alive upstream,
  *                               no access log, no key, no limit), measured by default when nginx is installed: the
  *                               cheapest HTTP door, in the same rounds, to show what any proxy hop costs here
@@ -272,9 +272,13 @@ async function main(): Promise<void> {
     const height = Math.floor(tip.block_height / 2);
     await db.destroy();
 
-    const scenarios = [
+    // `blocks`: every block by height in turn, so that a repeat of one is rare (with BENCH_COMMIT_MS, nearly every
+    // read through a gateway keeping answers is a miss: what the miss path costs).
+    const everyHeight = Array.from({ length: tip.block_height }, (_, i) => `/extended/v2/blocks/${i + 1}`);
+    const scenarios: Array<{ id: string; name: string; path: string; paths?: string[] }> = [
       { id: 'extended', name: '/extended', path: '/extended' },
       { id: 'block', name: 'block by height', path: `/extended/v2/blocks/${height}` },
+      { id: 'blocks', name: 'every block in turn', path: everyHeight[0]!, paths: everyHeight },
     ].filter((s) => ENDPOINTS.has(s.id));
     const targets = [
       { name: 'direct', port: apiPort, headers: {} as Record<string, string>, pid: undefined as number | undefined },
@@ -321,9 +325,10 @@ async function main(): Promise<void> {
           const ti = (k + round) % targets.length; // alternating: each round starts one target further along
           const t = targets[ti]!;
           const url = `http://127.0.0.1:${t.port}${s.path}`;
-          await httpLoad(url, { seconds: Math.min(2, SECONDS), connections: CONNECTIONS, headers: t.headers }); // warm-up
+          const paths = s.paths;
+          await httpLoad(url, { seconds: Math.min(2, SECONDS), connections: CONNECTIONS, headers: t.headers, paths }); // warm-up
           const before = cpu(t.pid);
-          const load = await httpLoad(url, { seconds: SECONDS, connections: CONNECTIONS, headers: t.headers });
+          const load = await httpLoad(url, { seconds: SECONDS, connections: CONNECTIONS, headers: t.headers, paths });
           const after = cpu(t.pid);
           const requests = Math.max(1, load.rps * SECONDS);
           const per = (k: keyof Run['cpu']) => ((after[k] - before[k]) * 1000) / requests;

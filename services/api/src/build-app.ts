@@ -15,7 +15,7 @@ import {
 } from '@bda/common';
 import { isDbReachable } from '@bda/db';
 import { DEFAULT_PAGE_LIMITS, type PageLimits } from './env';
-import { readDataEpoch } from './datastore/data-epoch';
+import { LatestDataEpoch, readDataEpoch } from './datastore/data-epoch';
 import { dbErrorMiddleware } from './db-errors';
 import { bundleOpenApi, loadSchemaSources } from './openapi';
 import { chainRouter, chainRoutes, type RouteContext } from './chain';
@@ -146,12 +146,13 @@ export function buildRequestListener(deps: ApiDeps): (req: IncomingMessage, res:
     help: 'GET requests answered with the answer of an identical request of the same event-loop turn',
     registers: [deps.metrics],
   });
+  const epoch = new LatestDataEpoch(() => readDataEpoch(deps.db));
   const plain = plainRoutes(plainList(families), {
     logger: deps.logger,
     log,
     duration,
     shared: deps.shareAnswers === false ? undefined : shared,
-    dataEpoch: () => readDataEpoch(deps.db),
+    dataEpoch: () => epoch.current(),
   });
   return (req, res) => {
     if (!plain(req, res)) app(req, res);

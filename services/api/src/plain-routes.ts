@@ -13,9 +13,9 @@
  * route template as label. Errors get the api's error bodies: database trouble → 503/504 (`translateDbError`), an
  * `AppError` → its status, anything else → 500, logged.
  *
- * The data epoch (ADR 0048): a request with `x-bda-want-data-epoch: 1` (the gateway's) gets the `data_epoch` read
- * before its route runs, in `x-bda-data-epoch` (its 304s and errors too). The route's statements start after that
- * read, so the answer is at least as new as the epoch it carries: the gateway may keep it under that epoch.
+ * The data epoch (ADR 0048): a request with `x-bda-want-data-epoch: 1` (the gateway's) gets, in `x-bda-data-epoch`
+ * (its 304s and errors too), an epoch the database had reached before its route runs (`LatestDataEpoch`): the
+ * route's statements start after that read, so the answer is at least as new as the epoch it carries.
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery, type ParsedUrlQuery } from 'node:querystring';
@@ -105,10 +105,11 @@ export interface PlainRouteOptions {
    */
   shared?: Counter;
   /**
-   * Reads `data_epoch.epoch` (decimal), for requests that ask for it (`x-bda-want-data-epoch: 1`, ADR 0048). None: no
-   * answer carries an epoch.
+   * For requests that ask (`x-bda-want-data-epoch: 1`, ADR 0048): a `data_epoch.epoch` (decimal) the database had
+   * reached before this call (`LatestDataEpoch`), or undefined (the answer then goes without one). None: no answer
+   * carries an epoch.
    */
-  dataEpoch?: () => Promise<string>;
+  dataEpoch?: () => string | undefined;
 }
 
 export interface Compiled {
@@ -228,7 +229,8 @@ function serve(
   };
   const readEpoch = opts.dataEpoch;
   const wantsEpoch = readEpoch !== undefined && req.headers[WANT_DATA_EPOCH] === '1' && c.route.dataEpoch !== false;
-  const run = wantsEpoch ? () => withDataEpoch(readEpoch, handle) : handle;
+  // The label is taken when the run starts, before the route's statements.
+  const run = wantsEpoch ? () => withDataEpoch(readEpoch(), handle) : handle;
   // The answer depends on the request target and, of the headers, on those the 304 decision reads (http-cache.ts),
   // and on whether it carries the data epoch.
   const answer = sameTurn
@@ -260,20 +262,12 @@ class EpochedFailure {
 }
 
 /**
- * The route's answer with the data epoch read before the route started (sequentially: its statements begin after
- * the epoch's, so what they read is at least that epoch's data). When the epoch cannot be read, the answer goes
- * without it (the gateway then does not keep it).
+ * The route's answer labelled with `epoch`, a data epoch the database had reached before the route started (its
+ * statements then read that epoch's data or newer). Undefined: the answer goes without it (the gateway does not keep
+ * it).
  */
-async function withDataEpoch(
-  readEpoch: () => Promise<string>,
-  handle: () => Promise<string | GetAnswer>,
-): Promise<string | GetAnswer> {
-  let epoch: string;
-  try {
-    epoch = await readEpoch();
-  } catch {
-    return handle();
-  }
+async function withDataEpoch(epoch: string | undefined, handle: () => Promise<string | GetAnswer>): Promise<string | GetAnswer> {
+  if (epoch === undefined) return handle();
   let answer: string | GetAnswer;
   try {
     answer = await handle();
