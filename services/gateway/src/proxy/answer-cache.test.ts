@@ -46,6 +46,19 @@ describe('AnswerCache', () => {
     cache.delete('a');
     expect(cache.bytes).toBe(0);
   });
+
+  it('admits a key from its second miss on, one let go at once, and forgets the misses when emptied', () => {
+    const cache = new AnswerCache(1000);
+    expect([cache.admits('a'), cache.admits('a'), cache.admits('a')]).toEqual([false, true, true]);
+    // An answer kept, then let go (too old, another epoch): its key was read before, it is admitted at once.
+    cache.set('b', answer('1'));
+    expect(cache.admits('b')).toBe(true);
+    cache.delete('b');
+    expect(cache.admits('b')).toBe(true);
+    // A fence empties the cache: every key starts over.
+    cache.clear();
+    expect([cache.admits('a'), cache.admits('b')]).toEqual([false, false]);
+  });
 });
 
 describe('answerKey and wantsFresh', () => {

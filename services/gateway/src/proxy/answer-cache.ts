@@ -45,6 +45,8 @@ interface KeptAnswer {
 
 /** Per entry beyond its body and headers: the map's entry, the object, the key's copy (an estimate). */
 const ENTRY_OVERHEAD = 200;
+/** Keys remembered as missed once (`AnswerCache.admits`). */
+const MISSED_ONCE_MAX = 100_000;
 
 /**
  * Api answers kept in memory, bounded in bytes, the least recently used going first. It only stores and finds:
@@ -53,6 +55,8 @@ const ENTRY_OVERHEAD = 200;
 export class AnswerCache {
   private readonly entries = new Map<string, KeptAnswer>();
   private size = 0;
+  /** Keys missed once since the cache was last emptied, not kept yet (`admits`). */
+  private readonly missedOnce = new Set<string>();
 
   constructor(
     private readonly maxBytes: number,
@@ -66,6 +70,20 @@ export class AnswerCache {
 
   get count(): number {
     return this.entries.size;
+  }
+
+  /**
+   * Whether a read of `key` that missed should be kept: only from its second miss since the cache was last emptied
+   * (or when an answer of it is kept already). A key read once per epoch (an address's page, a block nobody else
+   * asks for) then costs a set entry, not a copy of its answer and the api's epoch label; a key read again, as the
+   * pages clients poll alike are, is kept from its second read on.
+   */
+  admits(key: string): boolean {
+    if (this.entries.has(key) || this.missedOnce.has(key)) return true;
+    // Bounded like the entries: past it, start over (a few more second misses).
+    if (this.missedOnce.size >= MISSED_ONCE_MAX) this.missedOnce.clear();
+    this.missedOnce.add(key);
+    return false;
   }
 
   /** The answer kept under `key`, made the most recently used. */
@@ -92,11 +110,15 @@ export class AnswerCache {
     this.onBytes?.(this.size);
   }
 
+  /** Lets the answer kept under `key` go (it may no longer be served); the key is admitted again at its next miss. */
   delete(key: string): void {
-    if (this.remove(key)) this.onBytes?.(this.size);
+    if (!this.remove(key)) return;
+    this.missedOnce.add(key);
+    this.onBytes?.(this.size);
   }
 
   clear(): void {
+    this.missedOnce.clear();
     if (this.entries.size === 0) return;
     this.entries.clear();
     this.size = 0;

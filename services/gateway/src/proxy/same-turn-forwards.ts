@@ -106,7 +106,8 @@ export class SameTurnForwards {
           return Promise.resolve();
         }
         kept.onResult?.('miss');
-        keepAs = key;
+        // Kept from a key's second miss on (`AnswerCache.admits`): only then is the api asked for the epoch.
+        if (kept.cache.admits(key)) keepAs = key;
       }
     }
     const headers = forwardedHeaders();
