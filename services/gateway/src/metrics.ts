@@ -151,6 +151,17 @@ export function createGatewayMetrics(registry: Registry) {
       help: 'Bytes of api answers kept in memory (ADR 0048)',
       registers,
     }),
+    answerFenceEpoch: new Gauge({
+      name: 'gateway_answer_fence_epoch',
+      help:
+        'The data epoch whose kept answers this gateway serves (ADR 0048); 0 while it serves none (no lease: no indexer ' +
+        'fencing, Redis away). Across workers, the lowest',
+      aggregator: 'min',
+      registers,
+      collect() {
+        for (const f of beforeScrape) f();
+      },
+    }),
     upstreamRetries: new Counter({
       name: 'gateway_upstream_retries_total',
       help: 'Tries sent again to another member, by pool',

@@ -190,6 +190,7 @@ function startAnswerCache(
     logger,
   });
   holder.start();
+  metrics.beforeScrape.push(() => metrics.answerFenceEpoch.set(holder.servingEpoch() ?? 0));
   shutdown.register('work', 'answer fence', () => holder.stop());
   return {
     cache,

@@ -214,6 +214,9 @@ describe('gateway: api answers kept behind the answer fence (ADR 0048)', () => {
       hitsBefore + 6,
     );
     expect(await metricValue(one.adminPort, 'gateway_answer_cache_bytes')).toBeGreaterThan(0);
+    // What an operator watches: the epoch served, and 0 where nothing kept is served (the cache turned off).
+    expect(await metricValue(one.adminPort, 'gateway_answer_fence_epoch')).toBe(n);
+    expect(await metricValue(off.adminPort, 'gateway_answer_fence_epoch')).toBe(0);
     await waitFor(
       () => one.logs().filter((l) => l.msg === 'request' && String(l.reqId).startsWith('rep-')).length === 6,
       10_000,
@@ -413,6 +416,7 @@ describe('gateway: answers kept while Redis goes away and comes back, keys and l
     const before = api.count;
     for (let i = 0; i < 5; i++) expect(version(await get(gw.port, target))).toBe(n);
     expect(api.count - before).toBe(5);
+    expect(await metricValue(gw.adminPort, 'gateway_answer_fence_epoch')).toBe(0);
 
     server = await startRedis({ dataDir, port: redisPort });
     await untilKept(api, gw, target, n, 3);
