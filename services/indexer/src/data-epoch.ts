@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { FenceOutcome, FenceWriter } from '@bda/answer-fence';
+import { migrateLatest } from '@bda/db';
 import { runPrepared } from './write-statements';
 
 /**
@@ -41,6 +42,16 @@ export async function fenceBeforeMigrations(db: Knex, fence: DataFence): Promise
     return; // the migrations will say what is wrong with the database
   }
   if (row) await fence(Number(row.epoch) + 1);
+}
+
+/**
+ * The migrations, fenced around (ADR 0048): the epoch after the database's before them, a transaction raising it
+ * after them. Without a fence, just the migrations.
+ */
+export async function migrateFenced(db: Knex, fence: DataFence | undefined): Promise<void> {
+  if (fence) await fenceBeforeMigrations(db, fence);
+  await migrateLatest(db);
+  if (fence) await fenceNow(db, fence);
 }
 
 /**

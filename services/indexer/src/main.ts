@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { FenceWriter } from '@bda/answer-fence';
 import { closeServer, createLogger, createMetricsRegistry, listen, ShutdownRegistry } from '@bda/common';
 import { createBus } from '@bda/bus';
-import { isDbReachable, migrateLatest } from '@bda/db';
+import { isDbReachable } from '@bda/db';
 import { buildApp } from './build-app';
-import { fenceBeforeMigrations, fenceNow, meteredFence } from './data-epoch';
+import { meteredFence, migrateFenced } from './data-epoch';
 import { loadIndexerEnv } from './env';
 import { Indexer } from './indexer';
 import { createIndexerDb } from './indexer-db';
@@ -32,8 +32,7 @@ async function main(): Promise<void> {
     : undefined;
   await fenceWriter?.start();
   const fence = fenceWriter && meteredFence(fenceWriter, metrics);
-  if (fence) await fenceBeforeMigrations(db, fence);
-  await migrateLatest(db);
+  await migrateFenced(db, fence);
   await loadColumnTypes(db);
   const bus = createBus({
     kafkaBrokers: env.KAFKA_BROKERS,
@@ -43,8 +42,6 @@ async function main(): Promise<void> {
     kafkaSessionTimeoutMs: env.INDEXER_KAFKA_SESSION_TIMEOUT_MS,
     topicPrefix: env.BUS_TOPIC_PREFIX || undefined,
   });
-  // The migrations may have changed what the api answers: from this commit on, gateways keep answers again.
-  if (fence) await fenceNow(db, fence);
   const indexer = new Indexer({
     db,
     bus,

@@ -55,8 +55,9 @@ export interface RecordApplierOptions {
    */
   maxBatchMs?: number;
   /**
-   * The answer fence (ADR 0048): when set, every transaction raises `data_epoch` as its last statement, after
-   * `beforeCommit`, and commits once this has resolved with the new epoch. None: the epoch is left alone.
+   * The answer fence (ADR 0048): when set, every transaction that applies a record raises `data_epoch` as its last
+   * statement, after `beforeCommit`, and commits once this has resolved with the new epoch. None: the epoch is left
+   * alone.
    */
   fence?: DataFence;
 }
@@ -299,7 +300,9 @@ export class RecordApplier {
         }
       }
       await this.opts.beforeCommit?.(trx);
-      await fenceDataEpoch(trx, this.opts.fence);
+      // A batch already applied (redelivered) changes nothing the api reads but the position: no new epoch, so the
+      // gateways keep what they kept.
+      if (todo.length > 0) await fenceDataEpoch(trx, this.opts.fence);
     });
     return { counts, last, through };
   }

@@ -109,7 +109,7 @@ describe('the indexer fences every transaction (ADR 0048)', () => {
     });
     await applier.ensurePositionRow();
     // Batches of 1, 2, 3… records (no time limit: one transaction each), then the last six again (redelivered:
-    // nothing to apply, still a transaction that commits).
+    // nothing to apply, still a transaction that commits: the position moves, nothing else).
     let batches = 0;
     for (let from = 0, size = 1; from < records.length; from += size, size++) {
       await applier.applyBatch(records.slice(from, from + size));
@@ -122,10 +122,12 @@ describe('the indexer fences every transaction (ADR 0048)', () => {
     const tip = await db('blocks').where({ canonical: true }).max<{ h: number }>('block_height as h').first();
     expect(tip?.h).toBe(28);
 
+    // Every batch but the redelivered one applied something: each raised the epoch once; the redelivered one, which
+    // changed nothing the api reads, left it (and what the gateways keep) alone.
     const epoch = await epochOf(db);
-    expect(epoch - before).toBe(batches);
+    expect(epoch - before).toBe(batches - 1);
     // Each fence came with the epoch its transaction gave the data, in commit order.
-    expect(fenced).toEqual(Array.from({ length: batches }, (_, i) => before + i + 1));
+    expect(fenced).toEqual(Array.from({ length: batches - 1 }, (_, i) => before + i + 1));
     expect(outcomes).not.toContain('unreachable');
     expect(Number(await redis.get(keys.epoch))).toBe(epoch);
     expect(holder.servingEpoch()).toBe(epoch);

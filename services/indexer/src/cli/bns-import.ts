@@ -12,9 +12,9 @@
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { FenceWriter } from '@bda/answer-fence';
-import { createDb, migrateLatest } from '@bda/db';
+import { createDb } from '@bda/db';
 import { importBnsGenesis } from '../bns/genesis-import';
-import { fenceBeforeMigrations, fenceNow } from '../data-epoch';
+import { migrateFenced } from '../data-epoch';
 import { loadIndexerEnv } from '../env';
 
 /** Where the import fences its batches (the indexer's `REDIS_URL`, `ANSWER_FENCE_PREFIX`, heartbeat). */
@@ -41,11 +41,10 @@ export async function runBnsImport(
   const writer = fence && new FenceWriter({ ...fence, id: `bns-import-${randomUUID().slice(0, 8)}` });
   try {
     await writer?.start();
-    // Around the migrations (they may change answers), as the indexer does at start-up.
-    if (writer) await fenceBeforeMigrations(db, (epoch) => writer.fence(epoch));
-    await migrateLatest(db);
-    if (writer) await fenceNow(db, (epoch) => writer.fence(epoch));
-    const counts = await importBnsGenesis(db, dir, writer && ((epoch) => writer.fence(epoch)));
+    const fenced = writer && ((epoch: number) => writer.fence(epoch));
+    // Fenced around (they may change answers), as the indexer's start-up.
+    await migrateFenced(db, fenced);
+    const counts = await importBnsGenesis(db, dir, fenced);
     out(
       `bns-import: ${counts.namespaces} namespaces, ${counts.names} names, ${counts.zonefiles} zonefiles, ${counts.subdomains} subdomains new; ${counts.skipped} rows skipped`,
     );
