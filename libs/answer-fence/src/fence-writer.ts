@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { Logger } from '@bda/common';
+import { withTimeout, type Logger } from '@bda/common';
 import { fenceKeys, LUA_NOW, type FenceKeys } from './fence-keys';
 import { fenceConnection } from './redis-connection';
 
@@ -127,7 +127,8 @@ export class FenceWriter {
       const seconds = Math.max(0.001, (until - t) / 1000);
       let popped: [string, string] | null | 'broken';
       try {
-        popped = await withGuard(this.blocking.blpop(key, seconds), seconds * 1000 + 250);
+        // Guarded too: a connection cut without a reset never answers.
+        popped = await withTimeout(seconds * 1000 + 250, () => this.blocking.blpop(key, seconds));
       } catch {
         popped = 'broken';
       }
@@ -178,9 +179,9 @@ export class FenceWriter {
 }
 
 /** Resolves once `redis` is connected, or after 2 s (a writer that cannot reach Redis still starts). */
-export function whenReady(redis: Redis): Promise<void> {
+function whenReady(redis: Redis): Promise<void> {
   if (redis.status === 'ready') return Promise.resolve();
-  return withGuard(new Promise<void>((resolve) => redis.once('ready', () => resolve())), 2_000).then(() => undefined);
+  return withTimeout(2_000, () => new Promise<void>((resolve) => redis.once('ready', () => resolve()))).catch(() => undefined);
 }
 
 function isTimeout(err: unknown): boolean {
@@ -190,11 +191,4 @@ function isTimeout(err: unknown): boolean {
 function sleepUntil(t: number): Promise<void> {
   const ms = t - performance.now();
   return ms <= 0 ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, Math.ceil(ms)));
-}
-
-/** `p`, or 'broken' if it has not settled within `ms` (a connection cut without a reset). */
-function withGuard<T>(p: Promise<T>, ms: number): Promise<T | 'broken'> {
-  let timer: NodeJS.Timeout | undefined;
-  const guard = new Promise<'broken'>((resolve) => (timer = setTimeout(() => resolve('broken'), ms)));
-  return Promise.race([p, guard]).finally(() => clearTimeout(timer));
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { DATA_EPOCH, WANT_DATA_EPOCH } from './answer-cache';
 import { isTrustedPeer, type TrustProxy } from './client-ip';
 import { isHopByHop } from './forward';
 
@@ -7,8 +8,8 @@ import { isHopByHop } from './forward';
 // are between the gateway and the api only (a client's would make the api say an epoch the gateway did not ask for).
 const DROP_REQUEST = new Set([
   'host',
-  'x-bda-want-data-epoch',
-  'x-bda-data-epoch',
+  WANT_DATA_EPOCH,
+  DATA_EPOCH,
   'expect',
   'content-length',
   'x-api-key',

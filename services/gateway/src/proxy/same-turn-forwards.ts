@@ -95,20 +95,16 @@ export class SameTurnForwards {
     const kept = this.opts.kept;
     let keepAs: string | undefined;
     if (kept !== undefined) {
-      if (wantsFresh(req)) kept.onResult?.('bypass');
-      else if (kept.servingEpoch() === undefined) {
-        // No lease (no writer fences, Redis away): nothing may be served or kept, so the api is not asked for the
-        // epoch either.
-        kept.onResult?.('miss');
-      } else {
-        if (serveKept(kept, key, res, ctx)) {
-          kept.onResult?.('hit');
-          return Promise.resolve();
-        }
-        kept.onResult?.('miss');
-        // Kept from a key's second miss on (`AnswerCache.admits`): only then is the api asked for the epoch.
-        if (kept.cache.admits(key)) keepAs = key;
+      const fresh = wantsFresh(req);
+      // No lease (no writer fences, Redis away): nothing may be served or kept, so the api is not asked for the epoch.
+      const serving = fresh ? undefined : kept.servingEpoch();
+      if (serving !== undefined && serveKept(kept, key, serving, res, ctx)) {
+        kept.onResult?.('hit');
+        return Promise.resolve();
       }
+      kept.onResult?.(fresh ? 'bypass' : 'miss');
+      // Kept from a key's second miss on (`AnswerCache.admits`): only then is the api asked for the epoch.
+      if (serving !== undefined && kept.cache.admits(key)) keepAs = key;
     }
     const headers = forwardedHeaders();
     if (keepAs !== undefined) headers.push(WANT_DATA_EPOCH, '1');
@@ -198,10 +194,10 @@ export class SameTurnForwards {
  * Writes the answer kept under `key` when it may be served now: its epoch is the one the fence holder serves, and it
  * is not older than the maximum age. One that may not is let go (the read that follows keeps a fresh one).
  */
-function serveKept(kept: KeptAnswers, key: string, res: ServerResponse, ctx: ForwardContext): boolean {
+function serveKept(kept: KeptAnswers, key: string, serving: number, res: ServerResponse, ctx: ForwardContext): boolean {
   const e = kept.cache.get(key);
   if (e === undefined) return false;
-  if (e.epoch !== kept.servingEpoch() || performance.now() - e.storedAt > kept.maxAgeMs) {
+  if (e.epoch !== serving || performance.now() - e.storedAt > kept.maxAgeMs) {
     kept.cache.delete(key);
     return false;
   }
