@@ -36,6 +36,7 @@ import { join, resolve } from 'node:path';
 import { FenceWriter } from '@bda/answer-fence';
 import { createDb, migrateLatest } from '@bda/db';
 import { createKey } from '@bda/gateway';
+import { fenceNow } from '@bda/indexer';
 import { freePorts, startPostgres, startRedis } from '@bda/test-support';
 import { ROOT, startService, stopService, waitForHttp, type ServiceProcess } from '../../scripts/lib/service-process';
 import { filledDatabase } from '../ingest/bench-dir';
@@ -162,10 +163,10 @@ async function startCommits(
   const loop = (async () => {
     while (running) {
       await new Promise((r) => setTimeout(r, ms));
-      await db.transaction(async (trx) => {
-        const [row] = (await trx('data_epoch').increment('epoch', 1).returning('epoch')) as Array<{ epoch: string }>;
+      // The indexer's own end of a transaction: raise the epoch, fence it, commit.
+      await fenceNow(db, async (epoch) => {
         const t0 = performance.now();
-        await writer.fence(Number(row!.epoch));
+        await writer.fence(epoch);
         durations.push(performance.now() - t0);
       });
       n++;
@@ -194,7 +195,7 @@ async function main(): Promise<void> {
     stops.unshift(() => pgServer.stop());
     const databaseUrl = await filledDatabase(pgServer.url);
     const db = createDb({ connectionString: databaseUrl, maxConnections: 1 });
-    await migrateLatest(db); // the indexer migrates on start; only the api and the gateway run here
+    await migrateLatest(db); // before the api starts (the indexer, when it runs, starts after it)
     const tip = (await db('chain_tip').first('block_height')) as { block_height: number } | undefined;
     if (!tip || tip.block_height < 100) throw new BenchInvalidError(`reused database: tip ${tip?.block_height ?? 'none'}`);
     const redis = await startRedis({ dataDir: join(dir, `redis-${process.pid}`) });

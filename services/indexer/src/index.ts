@@ -7,3 +7,4 @@ export * from './indexer-db';
 export * from './progress-route';
 export * from './runes/bitcoin-block-handler';
 export { rebuildBnsCurrent } from './bns';
+export { fenceNow } from './data-epoch';
