@@ -12,11 +12,15 @@
  * median and the spread (min–max). A run that dead-letters anything or ends on another tip than the chain's last
  * block fails the bench (exit 1, no figures).
  *
- *   npx tsx bench/ingest/catch-up.ts [--blocks 600] [--txs 50] [--runs 3] [--bus kafka|postgres] [--mempool] [--stats] [--pg name=value,…] [--sources]
+ *   npx tsx bench/ingest/catch-up.ts [--blocks 600] [--txs 50] [--runs 3] [--bus kafka|postgres] [--mempool] [--stats] [--pg name=value,…] [--sources] [--fence]
+ *
+ * `--fence`: the indexer fences every transaction on a real Redis (ADR 0048, `REDIS_URL`), with one gateway worker's
+ * `FenceHolder` (in this process) holding a lease and acknowledging each fence: what the answer fence costs ingestion.
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startKafka, startPostgres } from '@bda/test-support';
+import { FenceHolder } from '@bda/answer-fence';
+import { startKafka, startPostgres, startRedis } from '@bda/test-support';
 import { replayEvents } from '../../scripts/lib/replay-events';
 import { ROOT } from '../../scripts/lib/service-process';
 import { TestSystem } from '../../test/support/test-system';
@@ -42,12 +46,14 @@ const { values } = parseArgs({
     mempool: { type: 'boolean', default: false },
     /** Run the services from their TypeScript sources through tsx instead of the built bundles `make start` runs. */
     sources: { type: 'boolean', default: false },
+    /** The indexer fences every transaction on a real Redis, a holder acknowledging (ADR 0048). */
+    fence: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
 if (values.help) {
   console.log(
-    'npx tsx bench/ingest/catch-up.ts [--blocks 600] [--txs 50] [--runs 3] [--bus kafka|postgres] [--mempool] [--stats] [--pg name=value,…] [--sources]',
+    'npx tsx bench/ingest/catch-up.ts [--blocks 600] [--txs 50] [--runs 3] [--bus kafka|postgres] [--mempool] [--stats] [--pg name=value,…] [--sources] [--fence]',
   );
   process.exit(0);
 }
@@ -81,6 +87,7 @@ const pg = await startPostgres({
   },
 });
 const kafka = bus === 'kafka' ? await startKafka({ dataDir: join(tmp, 'kafka'), fresh: true }) : null;
+const redis = values.fence ? await startRedis({ dataDir: join(tmp, 'redis') }) : null;
 let failed = false;
 try {
   const runs: Run[] = [];
@@ -96,7 +103,8 @@ try {
   }
   const f = (xs: number[], digits = 2) => formatSpread(xs, digits);
   console.log(
-    `\n${bus}, ${blocks} blocks of ${values.txs} transactions${values.mempool ? ' (announced to the mempool first)' : ''}, ` +
+    `\n${bus}, ${blocks} blocks of ${values.txs} transactions${values.mempool ? ' (announced to the mempool first)' : ''}` +
+      `${values.fence ? ', every transaction fenced (a holder acknowledging)' : ''}, ` +
       `median (min–max) of ${runs.length} run(s), no dead letters, tip = the chain's last block:`,
   );
   console.log(`  ms a block, from the indexer's spawn     ${f(runs.map((r) => r.fromSpawnMs / blocks))}`);
@@ -122,6 +130,7 @@ try {
   failed = true;
   console.error(err instanceof BenchInvalidError ? err.message : err);
 } finally {
+  await redis?.stop();
   await kafka?.stop();
   await pg.stop();
   removeBenchDir(tmp);
@@ -130,12 +139,16 @@ if (failed) process.exit(1);
 
 async function measureOnce(stats: boolean): Promise<Run> {
   const chain = generateChain({ blocks, txsPerBlock: Number(values.txs), mempool: values.mempool, ...fixtureTransferPool() });
+  // Each run's database starts at epoch 0: its own fence keys.
+  const fencePrefix = `bench:fence:${process.pid}:${performance.now()}:`;
+  const holder = redis ? new FenceHolder({ url: redis.url, prefix: fencePrefix }) : null;
+  holder?.start();
   const sys = await TestSystem.start({
     bus,
     serverUrl: pg.url,
     kafkaBrokers: kafka?.brokers ?? '',
     services: ['indexer', 'observer'],
-    env: { LOG_LEVEL: 'warn' },
+    env: { LOG_LEVEL: 'warn', ...(redis ? { REDIS_URL: redis.url, ANSWER_FENCE_PREFIX: fencePrefix } : {}) },
   });
   const watch = await AppliedWatch.open(sys.databaseUrl);
   try {
@@ -164,6 +177,13 @@ async function measureOnce(stats: boolean): Promise<Run> {
     const indexerCpu = treeCpuMs(indexerPid, allProcs());
     const { at: tFirst, blocks: blocksAtFirst } = await first;
     await checkIngested(sys.db, expectedTip(chain));
+    if (holder) {
+      // The work was done: the transactions were fenced, and the holder heard the last one.
+      const epoch = Number((await sys.db('data_epoch').first<{ epoch: string }>('epoch'))!.epoch);
+      if (epoch < 2 || holder.servingEpoch() !== epoch) {
+        throw new BenchInvalidError(`fencing not done: data_epoch ${epoch}, holder at ${holder.servingEpoch()}`);
+      }
+    }
     if (stats) await printStats(sys);
     return {
       fromSpawnMs: tEnd - t0,
@@ -175,6 +195,7 @@ async function measureOnce(stats: boolean): Promise<Run> {
   } finally {
     await watch.close();
     await sys.stop();
+    await holder?.stop();
   }
 }
 
